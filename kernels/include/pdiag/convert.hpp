@@ -1,0 +1,250 @@
+// Conversions between COO, CSR, HM and CDM, and the structure report.
+#pragma once
+
+#include "pdiag/format.hpp"
+
+#include <cmath>
+#include <cstddef>
+
+namespace pdiag {
+
+/// Sorted unique diagonal offsets j - i of the entries (i, j) of a COO list.
+/// Throws FormatError when an entry lies outside the block of rows L holds
+/// or outside [0, ncols).
+inline std::vector<Index> coo_offsets(const Layout& L, Index nnz, const Index* rows, const Index* cols) {
+  check_layout(L);
+  // One mark per possible offset d in (-M, N): O(nnz + M + N), no sort of entries.
+  std::vector<bool> seen(static_cast<std::size_t>(L.nrows_global + L.ncols), false);
+  Index count = 0;
+  for (Index e = 0; e < nnz; ++e) {
+    const Index i = rows[e], j = cols[e];
+    if (i < L.row_begin || i >= L.row_end())
+      throw FormatError("row index " + std::to_string(i) + " outside rows [" + std::to_string(L.row_begin) + ", " +
+                        std::to_string(L.row_end()) + ")");
+    if (j < 0 || j >= L.ncols)
+      throw FormatError("column index " + std::to_string(j) + " outside [0, " + std::to_string(L.ncols) + ")");
+    const std::size_t slot = static_cast<std::size_t>(j - i + L.nrows_global);
+    if (!seen[slot]) {
+      seen[slot] = true;
+      ++count;
+    }
+  }
+  std::vector<Index> offs;
+  offs.reserve(static_cast<std::size_t>(count));
+  for (std::size_t s = 0; s < seen.size() && Index(offs.size()) < count; ++s)
+    if (seen[s]) offs.push_back(Index(s) - L.nrows_global);
+  return offs;
+}
+
+/// HM block from a COO list in any order; duplicates are summed. Entries
+/// given with value zero still create their diagonal (they are structural).
+template <class T>
+HmMatrix<T> hm_from_coo(const Layout& L, Index nnz, const Index* rows, const Index* cols, const T* vals) {
+  HmMatrix<T> A(L, coo_offsets(L, nnz, rows, cols));
+  auto v = A.view();
+  Index k = 0;  // last diagonal hit: stencil entries come in few offsets
+  for (Index e = 0; e < nnz; ++e) {
+    const Index d = cols[e] - rows[e];
+    if (A.offsets[static_cast<std::size_t>(k)] != d) k = A.find_diagonal(d);
+    A.val[static_cast<std::size_t>(v.pos(k, rows[e]))] += vals[e];
+  }
+  return A;
+}
+
+/// HM block from CSR rows (local rows 0..nrows-1 of L, global columns).
+template <class I, class T>
+HmMatrix<T> hm_from_csr(const Layout& L, const I* rowptr, const I* colidx, const T* vals) {
+  check_layout(L);
+  std::vector<Index> rows, cols;
+  const Index nnz = static_cast<Index>(rowptr[L.nrows]) - static_cast<Index>(rowptr[0]);
+  rows.reserve(static_cast<std::size_t>(nnz));
+  cols.reserve(static_cast<std::size_t>(nnz));
+  for (Index il = 0; il < L.nrows; ++il)
+    for (I p = rowptr[il]; p < rowptr[il + 1]; ++p) {
+      rows.push_back(L.row_begin + il);
+      cols.push_back(static_cast<Index>(colidx[p]));
+    }
+  return hm_from_coo<T>(L, nnz, rows.data(), cols.data(), vals + rowptr[0]);
+}
+
+/// COO triplets (global indices) of an HM block, by row then column. With
+/// keep_zeros false, stored entries equal to zero are left out.
+template <class T>
+struct Coo {
+  std::vector<Index> rows, cols;
+  std::vector<T> vals;
+};
+
+/// CSR of an HM block: rowptr over local rows, global columns ascending.
+template <class T>
+struct Csr {
+  std::vector<Index> rowptr{0}, colidx;
+  std::vector<T> vals;
+};
+
+template <class T>
+Csr<T> hm_to_csr(const HmMatrix<T>& A, bool keep_zeros = true) {
+  const Layout& L = A.layout;
+  const auto v = A.view();
+  Csr<T> C;
+  C.rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i)
+      if (keep_zeros || A.val[static_cast<std::size_t>(v.pos(k, i))] != T(0)) ++C.rowptr[i - L.row_begin + 1];
+  }
+  for (Index il = 0; il < L.nrows; ++il) C.rowptr[il + 1] += C.rowptr[il];
+  C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
+  C.vals.resize(static_cast<std::size_t>(C.rowptr.back()));
+  std::vector<Index> next(C.rowptr.begin(), C.rowptr.end() - 1);
+  // Offsets ascend, so each row receives its columns in ascending order.
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) {
+      const T a = A.val[static_cast<std::size_t>(v.pos(k, i))];
+      if (!keep_zeros && a == T(0)) continue;
+      const Index p = next[i - L.row_begin]++;
+      C.colidx[p] = i + d;
+      C.vals[p] = a;
+    }
+  }
+  return C;
+}
+
+template <class T>
+Coo<T> hm_to_coo(const HmMatrix<T>& A, bool keep_zeros = true) {
+  const Csr<T> C = hm_to_csr(A, keep_zeros);
+  Coo<T> out;
+  out.cols = C.colidx;
+  out.vals = C.vals;
+  out.rows.resize(C.colidx.size());
+  for (Index il = 0; il < A.layout.nrows; ++il)
+    for (Index p = C.rowptr[il]; p < C.rowptr[il + 1]; ++p) out.rows[p] = A.layout.row_begin + il;
+  return out;
+}
+
+/// Compact diagonals (d mod N) of a set of HM offsets.
+inline std::vector<Index> cdm_offsets_of(const Layout& L, const std::vector<Index>& offsets) {
+  std::vector<Index> kk;
+  kk.reserve(offsets.size());
+  for (Index d : offsets) kk.push_back(d < 0 ? d + L.ncols : d);
+  std::sort(kk.begin(), kk.end());
+  kk.erase(std::unique(kk.begin(), kk.end()), kk.end());
+  return kk;
+}
+
+/// CDM block holding the same entries as an HM block (square matrices).
+template <class T>
+CdmMatrix<T> cdm_from_hm(const HmMatrix<T>& A) {
+  CdmMatrix<T> C(A.layout, cdm_offsets_of(A.layout, A.offsets));
+  const auto hv = A.view();
+  const auto cv = C.view();
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    const Index kc = C.find_diagonal(d < 0 ? d + A.layout.ncols : d);
+    for (Index i = A.layout.lo(d); i < A.layout.hi(d); ++i)
+      C.val[static_cast<std::size_t>(cv.pos(kc, i))] = A.val[static_cast<std::size_t>(hv.pos(k, i))];
+  }
+  return C;
+}
+
+/// HM diagonals of a CDM block that hold at least one nonzero in this block:
+/// each compact diagonal kk covers the super diagonal kk and the sub
+/// diagonal kk - N. (Under MPI, the union over ranks is the global set.)
+template <class T>
+std::vector<Index> cdm_nonzero_offsets(const CdmMatrix<T>& C) {
+  const Layout& L = C.layout;
+  const auto cv = C.view();
+  std::vector<Index> out;
+  for (Index k = 0; k < C.ndiag(); ++k) {
+    const Index kk = C.koffsets[k];
+    for (Index d : {kk - L.ncols, kk}) {
+      if (d == -L.ncols) continue;  // kk = 0 has no sub part
+      for (Index i = L.lo(d); i < L.hi(d); ++i)
+        if (C.val[static_cast<std::size_t>(cv.pos(k, i))] != T(0)) {
+          out.push_back(d);
+          break;
+        }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// HM block with the given diagonals, filled from a CDM block. Every offset
+/// must belong to a stored compact diagonal; entries of the CDM block that
+/// fall on diagonals not listed must be zero, else FormatError.
+template <class T>
+HmMatrix<T> hm_from_cdm(const CdmMatrix<T>& C, const std::vector<Index>& offsets) {
+  const Layout& L = C.layout;
+  HmMatrix<T> A(L, offsets);
+  const auto hv = A.view();
+  const auto cv = C.view();
+  for (Index k = 0; k < C.ndiag(); ++k) {
+    const Index kk = C.koffsets[k];
+    for (Index d : {kk - L.ncols, kk}) {
+      if (d == -L.ncols) continue;
+      const Index kh = A.find_diagonal(d);
+      for (Index i = L.lo(d); i < L.hi(d); ++i) {
+        const T c = C.val[static_cast<std::size_t>(cv.pos(k, i))];
+        if (kh >= 0)
+          A.val[static_cast<std::size_t>(hv.pos(kh, i))] = c;
+        else if (c != T(0))
+          throw FormatError("CDM entry on diagonal " + std::to_string(d) + " not in the requested HM diagonal set");
+      }
+    }
+  }
+  for (Index kh = 0; kh < A.ndiag(); ++kh) {
+    const Index d = A.offsets[kh];
+    if (C.find_diagonal(d < 0 ? d + L.ncols : d) < 0)
+      throw FormatError("HM diagonal " + std::to_string(d) + " has no compact diagonal in the CDM block");
+  }
+  return A;
+}
+
+/// What a block costs in each scheme. fill = nonzeros / stored entries of
+/// the scheme (1 means nothing stored in vain).
+struct StructureReport {
+  Index nrows = 0, ncols = 0;
+  Index ndiag_hm = 0, ndiag_cdm = 0;
+  Index stored_hm = 0, stored_cdm = 0;
+  Index nonzeros = 0;
+  double fill_hm = 1.0, fill_cdm = 1.0;
+  std::size_t bytes_hm = 0, bytes_cdm = 0, bytes_csr = 0;
+};
+
+/// Report on an HM block. nonzeros < 0 counts the stored values that are
+/// not zero; pass the structural count when it is known (e.g. from aij).
+/// CSR bytes assume 32-bit column indices and row pointers (PETSc's default).
+template <class T>
+StructureReport structure_report(const HmMatrix<T>& A, Index nonzeros = -1) {
+  StructureReport r;
+  const Layout& L = A.layout;
+  r.nrows = L.nrows;
+  r.ncols = L.ncols;
+  r.ndiag_hm = A.ndiag();
+  r.stored_hm = A.nstored();
+  if (nonzeros < 0) {
+    nonzeros = 0;
+    for (const T& a : A.val) nonzeros += (a != T(0));
+  }
+  r.nonzeros = nonzeros;
+  r.bytes_hm = sizeof(T) * std::size_t(r.stored_hm) + sizeof(Index) * std::size_t(2 * A.ndiag() + 1);
+  r.bytes_csr = (sizeof(T) + 4) * std::size_t(nonzeros) + 4 * std::size_t(L.nrows + 1);
+  r.fill_hm = r.stored_hm ? double(nonzeros) / double(r.stored_hm) : 1.0;
+  if (L.is_square()) {
+    r.ndiag_cdm = Index(cdm_offsets_of(L, A.offsets).size());
+    r.stored_cdm = r.ndiag_cdm * L.nrows;
+    r.bytes_cdm = sizeof(T) * std::size_t(r.stored_cdm) + sizeof(Index) * std::size_t(r.ndiag_cdm);
+    r.fill_cdm = r.stored_cdm ? double(nonzeros) / double(r.stored_cdm) : 1.0;
+  }
+  return r;
+}
+
+/// The scheme that stores a block in fewer bytes (CDM only for square).
+enum class Scheme { HM, CDM };
+inline Scheme cheaper_scheme(const StructureReport& r, const Layout& L) {
+  return (L.is_square() && r.bytes_cdm < r.bytes_hm) ? Scheme::CDM : Scheme::HM;
+}
+
+}  // namespace pdiag

@@ -1,0 +1,190 @@
+// CPU reference kernels for HM and CDM blocks: products with a vector
+// (y = A x, y = A x + z, y = A^T x, y = A^T x + z), diagonal extraction and
+// scaling. The CUDA kernels (pdiag/cuda.hpp) have the same signatures.
+//
+// Vector addressing (DESIGN.md section 3, MPI): x of y = A x, and y of
+// y = A^T x, are reached through per-diagonal shifts (see default_shift in
+// format.hpp). A null shift means the vector holds all ncols columns,
+// indexed by global column, as in a sequential matrix.
+#pragma once
+
+#include "pdiag/format.hpp"
+
+namespace pdiag {
+
+namespace detail {
+// Rows are processed in chunks so that the chunk of y stays in L1 while
+// every diagonal passes over it (diagonal-major inner loops are stride-1).
+constexpr Index kRowChunk = 2048;
+
+inline Index clamp_hi(Index row_hi, Index m) { return (row_hi < 0 || row_hi > m) ? m : row_hi; }
+
+template <class T>
+inline const Index* hm_shift_or_default(const HmView<const T>& A, const Index* shift, std::vector<Index>& buf) {
+  if (shift) return shift;
+  buf.resize(static_cast<std::size_t>(A.ndiag));
+  for (Index k = 0; k < A.ndiag; ++k) buf[k] = A.layout.row_begin + A.offsets[k];
+  return buf.data();
+}
+}  // namespace detail
+
+/// y[il] = (z ? z[il] : 0) + sum_k a(i, i + d_k) x[il + shift[k]] for local
+/// rows il in [row_lo, row_hi) (row_hi < 0: all rows). y may alias z; rows
+/// outside the range are not touched.
+template <class T>
+void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr,
+             Index row_lo = 0, Index row_hi = -1) {
+  const Layout& L = A.layout;
+  row_hi = detail::clamp_hi(row_hi, L.nrows);
+  std::vector<Index> buf;
+  const Index* s = detail::hm_shift_or_default(A, shift, buf);
+  for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
+    const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
+    for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index d = A.offsets[k];
+      const Index b = std::max(c0, L.lo(d) - L.row_begin), e = std::min(c1, L.hi(d) - L.row_begin);
+      const Index va = A.start[k] - (L.lo(d) - L.row_begin);  // val[va + il] = a(r0 + il, r0 + il + d)
+      const Index xa = s[k];
+      for (Index il = b; il < e; ++il) y[il] += A.val[va + il] * x[xa + il];
+    }
+  }
+}
+
+/// y = A^T x (+ z): y[p] for p in [0, ny), x over the local rows. Each
+/// stored a(i, i + d) adds a(i, i + d) x[il] to y[il + shift[k]]: the
+/// transpose is read in place, offsets negated. y may alias z. With a null
+/// shift, ny must be ncols.
+template <class T>
+void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
+               const Index* shift = nullptr) {
+  const Layout& L = A.layout;
+  std::vector<Index> buf;
+  const Index* s = detail::hm_shift_or_default(A, shift, buf);
+  for (Index p = 0; p < ny; ++p) y[p] = z ? z[p] : T(0);
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index d = A.offsets[k];
+    const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;
+    const Index va = A.start[k] - b, ya = s[k];
+    for (Index il = b; il < e; ++il) y[ya + il] += A.val[va + il] * x[il];
+  }
+}
+
+namespace detail {
+template <class T>
+inline const Index* cdm_shift_or_default(const CdmView<const T>& A, const Index* shift, std::vector<Index>& buf) {
+  if (shift) return shift;
+  buf.resize(static_cast<std::size_t>(2 * A.ndiag));
+  for (Index k = 0; k < A.ndiag; ++k) {
+    buf[k] = A.layout.row_begin + A.koffsets[k];
+    buf[A.ndiag + k] = A.layout.row_begin + A.koffsets[k] - A.layout.ncols;
+  }
+  return buf.data();
+}
+/// Local row where compact diagonal kk wraps (global row N - kk), clamped to [0, m].
+template <class L_>
+inline Index cdm_wrap_row(const L_& L, Index kk) {
+  return std::max<Index>(0, std::min<Index>(L.nrows, L.ncols - kk - L.row_begin));
+}
+}  // namespace detail
+
+/// CDM y = A x (+ z) over local rows [row_lo, row_hi): y[il] += A_k[il] x[...]
+/// with the column (i + kk) mod N; no range checks, only the split at the wrap.
+template <class T>
+void cdm_spmv(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr,
+              Index row_lo = 0, Index row_hi = -1) {
+  const Layout& L = A.layout;
+  row_hi = detail::clamp_hi(row_hi, L.nrows);
+  std::vector<Index> buf;
+  const Index* s = detail::cdm_shift_or_default(A, shift, buf);
+  for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
+    const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
+    for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+      const T* a = A.val + k * L.nrows;
+      const Index xs = s[k], xw = s[A.ndiag + k];
+      for (Index il = c0; il < std::min(c1, w); ++il) y[il] += a[il] * x[xs + il];
+      for (Index il = std::max(c0, w); il < c1; ++il) y[il] += a[il] * x[xw + il];
+    }
+  }
+}
+
+/// CDM y = A^T x (+ z), y of length ny (ncols with a null shift).
+template <class T>
+void cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
+                const Index* shift = nullptr) {
+  const Layout& L = A.layout;
+  std::vector<Index> buf;
+  const Index* s = detail::cdm_shift_or_default(A, shift, buf);
+  for (Index p = 0; p < ny; ++p) y[p] = z ? z[p] : T(0);
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+    const T* a = A.val + k * L.nrows;
+    const Index ys = s[k], yw = s[A.ndiag + k];
+    for (Index il = 0; il < w; ++il) y[ys + il] += a[il] * x[il];
+    for (Index il = w; il < L.nrows; ++il) y[yw + il] += a[il] * x[il];
+  }
+}
+
+/// out[il] = a(i, i) for the local rows (0 where not stored or i >= ncols).
+template <class T>
+void hm_get_diagonal(const HmView<const nodeduce_t<T>>& A, T* out) {
+  const Layout& L = A.layout;
+  for (Index il = 0; il < L.nrows; ++il) out[il] = T(0);
+  for (Index k = 0; k < A.ndiag; ++k)
+    if (A.offsets[k] == 0)
+      for (Index i = L.lo(0); i < L.hi(0); ++i) out[i - L.row_begin] = A.val[A.pos(k, i)];
+}
+
+template <class T>
+void cdm_get_diagonal(const CdmView<const nodeduce_t<T>>& A, T* out) {
+  const Layout& L = A.layout;
+  for (Index il = 0; il < L.nrows; ++il) out[il] = T(0);
+  for (Index k = 0; k < A.ndiag; ++k)
+    if (A.koffsets[k] == 0)
+      for (Index il = 0; il < L.nrows; ++il) out[il] = A.val[k * L.nrows + il];
+}
+
+/// val[p] *= alpha for p in [0, n).
+template <class T>
+void scale_values(T* val, Index n, T alpha) {
+  for (Index p = 0; p < n; ++p) val[p] *= alpha;
+}
+
+/// A <- diag(l) A diag(r): l over the local rows, r reached through the
+/// column shifts (as x of hm_spmv). Either may be null (no scaling there).
+template <class T>
+void hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift = nullptr) {
+  const Layout& L = A.layout;
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index d = A.offsets[k];
+    const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;
+    const Index va = A.start[k] - b;
+    const Index s = shift ? shift[k] : L.row_begin + d;
+    if (l)
+      for (Index il = b; il < e; ++il) A.val[va + il] *= l[il];
+    if (r)
+      for (Index il = b; il < e; ++il) A.val[va + il] *= r[il + s];
+  }
+}
+
+template <class T>
+void cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift = nullptr) {
+  const Layout& L = A.layout;
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index kk = A.koffsets[k];
+    const Index w = detail::cdm_wrap_row(L, kk);
+    T* a = A.val + k * L.nrows;
+    const Index ss = shift ? shift[k] : L.row_begin + kk;
+    const Index sw = shift ? shift[A.ndiag + k] : L.row_begin + kk - L.ncols;
+    if (l)
+      for (Index il = 0; il < L.nrows; ++il) a[il] *= l[il];
+    if (r) {
+      for (Index il = 0; il < w; ++il) a[il] *= r[il + ss];
+      for (Index il = w; il < L.nrows; ++il) a[il] *= r[il + sw];
+    }
+  }
+}
+
+}  // namespace pdiag

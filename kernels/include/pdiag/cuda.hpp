@@ -1,0 +1,66 @@
+// CUDA kernels for HM and CDM blocks: products with a vector (y = A x,
+// y = A x + z, y = A^T x, y = A^T x + z). Same signatures and semantics as
+// the CPU reference kernels in pdiag/cpu.hpp, plus a trailing stream; every
+// pointer (the view's offsets/start/koffsets/val, x, y, z, shift) is a
+// DEVICE pointer. A null shift means default addressing, as in cpu.hpp.
+//
+// Each function enqueues one kernel on `stream` and returns the result of
+// cudaGetLastError() after the launch (launch errors only: execution errors
+// surface at the next synchronisation). When there is nothing to compute
+// (no rows in the range, ny == 0) nothing is launched and cudaSuccess is
+// returned; a negative row_lo returns cudaErrorInvalidValue.
+//
+// This header is plain C++ (no __global__): PETSc plugin sources compiled by
+// the host compiler include it and link against pdiag_cuda.
+#pragma once
+
+#include "pdiag/format.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace pdiag::cuda {
+
+/// HM y[il] = (z ? z[il] : 0) + sum_k a(i, i + d_k) x[il + shift[k]] for local
+/// rows il in [row_lo, row_hi) (row_hi < 0 or > nrows: up to nrows). y may
+/// alias z; rows outside the range are not touched.
+template <class T>
+cudaError_t hm_spmv(const HmView<const T>& A, const T* x, T* y, const T* z = nullptr, const Index* shift = nullptr,
+                    Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
+
+/// HM y = A^T x (+ z), y[p] for p in [0, ny), x over the local rows; each
+/// stored a(i, i + d_k) meets y at il + shift[k]. With a null shift ny must
+/// be ncols. Gather form: deterministic, no atomics. y may alias z.
+template <class T>
+cudaError_t hm_spmv_t(const HmView<const T>& A, const T* x, T* y, Index ny, const T* z = nullptr,
+                      const Index* shift = nullptr, cudaStream_t stream = nullptr);
+
+/// CDM y = A x (+ z) over local rows [row_lo, row_hi); shift has 2*ndiag
+/// entries (above the wrap, then below it), see default_cdm_shift.
+template <class T>
+cudaError_t cdm_spmv(const CdmView<const T>& A, const T* x, T* y, const T* z = nullptr, const Index* shift = nullptr,
+                     Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
+
+/// CDM y = A^T x (+ z), y of length ny (ncols with a null shift).
+template <class T>
+cudaError_t cdm_spmv_t(const CdmView<const T>& A, const T* x, T* y, Index ny, const T* z = nullptr,
+                       const Index* shift = nullptr, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/spmv.cu.
+extern template cudaError_t hm_spmv<double>(const HmView<const double>&, const double*, double*, const double*,
+                                            const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_spmv<float>(const HmView<const float>&, const float*, float*, const float*,
+                                           const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_spmv_t<double>(const HmView<const double>&, const double*, double*, Index,
+                                              const double*, const Index*, cudaStream_t);
+extern template cudaError_t hm_spmv_t<float>(const HmView<const float>&, const float*, float*, Index, const float*,
+                                             const Index*, cudaStream_t);
+extern template cudaError_t cdm_spmv<double>(const CdmView<const double>&, const double*, double*, const double*,
+                                             const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t cdm_spmv<float>(const CdmView<const float>&, const float*, float*, const float*,
+                                            const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t cdm_spmv_t<double>(const CdmView<const double>&, const double*, double*, Index,
+                                               const double*, const Index*, cudaStream_t);
+extern template cudaError_t cdm_spmv_t<float>(const CdmView<const float>&, const float*, float*, Index,
+                                              const float*, const Index*, cudaStream_t);
+
+}  // namespace pdiag::cuda

@@ -1,0 +1,99 @@
+// Device-side helpers for the CUDA kernel tests: checked CUDA calls, RAII
+// device arrays, device copies of HM / CDM blocks. Every failure goes
+// through BOOST_REQUIRE with the CUDA error string, so a broken device or a
+// kernel fault stops the test case with a readable message.
+#pragma once
+
+#include "pdiag/format.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace pdiag::testing {
+
+/// Requires a CUDA call to succeed; the message names the call and the error.
+#define PDIAG_CUDA_REQUIRE(call)                                                                         \
+  do {                                                                                                   \
+    const cudaError_t pdiag_err_ = (call);                                                               \
+    BOOST_REQUIRE_MESSAGE(pdiag_err_ == cudaSuccess,                                                     \
+                          #call << " failed: " << cudaGetErrorName(pdiag_err_) << ": "                   \
+                                << cudaGetErrorString(pdiag_err_));                                       \
+  } while (0)
+
+/// A device array with the contents of a host vector. At least one element
+/// is always allocated, so that an empty vector still gives a non-null
+/// pointer (a null z or shift would change the kernels' semantics).
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(const std::vector<T>& h) : n_(h.size()) {
+    PDIAG_CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p_), bytes(n_ ? n_ : 1)));
+    if (n_) PDIAG_CUDA_REQUIRE(cudaMemcpy(p_, h.data(), bytes(n_), cudaMemcpyHostToDevice));
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  ~DeviceArray() {
+    if (p_) cudaFree(p_);  // no REQUIRE in a destructor; errors show at the next checked call
+  }
+
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  /// Overwrites the device contents (same size) from the host.
+  void upload(const std::vector<T>& h) {
+    BOOST_REQUIRE_EQUAL(h.size(), n_);
+    if (n_) PDIAG_CUDA_REQUIRE(cudaMemcpy(p_, h.data(), bytes(n_), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(n_);
+    if (n_) PDIAG_CUDA_REQUIRE(cudaMemcpy(h.data(), p_, bytes(n_), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+ private:
+  static std::size_t bytes(std::size_t n) { return n * sizeof(T); }
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Device copy of an HM block; view() holds device pointers.
+template <class T>
+struct DeviceHm {
+  Layout layout;
+  Index ndiag = 0;
+  DeviceArray<Index> offsets, start;
+  DeviceArray<T> val;
+  explicit DeviceHm(const HmMatrix<T>& A)
+      : layout(A.layout), ndiag(A.ndiag()), offsets(A.offsets), start(A.start), val(A.val) {}
+  HmView<const T> view() const { return {layout, ndiag, offsets.get(), start.get(), val.get()}; }
+};
+
+/// Device copy of a CDM block; view() holds device pointers.
+template <class T>
+struct DeviceCdm {
+  Layout layout;
+  Index ndiag = 0;
+  DeviceArray<Index> koffsets;
+  DeviceArray<T> val;
+  explicit DeviceCdm(const CdmMatrix<T>& A) : layout(A.layout), ndiag(A.ndiag()), koffsets(A.koffsets), val(A.val) {}
+  CdmView<const T> view() const { return {layout, ndiag, koffsets.get(), val.get()}; }
+};
+
+/// Waits for the stream and requires that the kernel ran without fault.
+inline void sync_checked(cudaStream_t stream, const char* what) {
+  const cudaError_t e = cudaStreamSynchronize(stream);
+  BOOST_REQUIRE_MESSAGE(e == cudaSuccess, what << ": kernel execution failed: " << cudaGetErrorName(e) << ": "
+                                               << cudaGetErrorString(e));
+}
+
+}  // namespace pdiag::testing

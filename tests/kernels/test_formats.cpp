@@ -1,0 +1,188 @@
+// Formats and conversions: HM index math (DESIGN section 1), COO/CSR/HM/CDM
+// round trips against the dense reference, the structure report, and the
+// paper's n = 4 storage example (section 3, Figure 3).
+#define BOOST_TEST_MODULE formats
+#include <boost/test/unit_test.hpp>
+
+#include "testing.hpp"
+
+using namespace pdiag;
+using namespace pdiag::testing;
+
+namespace {
+// Dense copy of an HM block through find(): every stored entry, zeros elsewhere.
+template <class M>
+Dense dense_of(const M& A) {
+  Dense D(A.layout.nrows, A.layout.ncols);
+  for (Index il = 0; il < A.layout.nrows; ++il)
+    for (Index j = 0; j < A.layout.ncols; ++j)
+      if (const double* a = A.find(A.layout.row_begin + il, j)) D(il, j) = *a;
+  return D;
+}
+bool same(const Dense& a, const Dense& b) { return a.rows == b.rows && a.cols == b.cols && a.a == b.a; }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(hm_index_math_matches_design) {
+  // a(i, i+d) sits at val[start[k] + i - lo(d)], lo(d) = max(r0, -d), hi(d) = min(r0+m, N-d).
+  const Layout L = Layout::block(10, 8, 3, 4);  // rows 3..6 of a 10 x 8 matrix
+  BOOST_TEST(L.lo(0) == 3);
+  BOOST_TEST(L.hi(0) == 7);
+  BOOST_TEST(L.lo(-5) == 5);
+  BOOST_TEST(L.hi(-5) == 7);
+  BOOST_TEST(L.lo(4) == 3);
+  BOOST_TEST(L.hi(4) == 4);  // columns stop at 8
+  BOOST_TEST(L.length(6) == 0);
+  BOOST_TEST(L.valid_offset(-9));
+  BOOST_TEST(!L.valid_offset(-10));
+  BOOST_TEST(L.valid_offset(7));
+  BOOST_TEST(!L.valid_offset(8));
+  HmMatrix<double> A(L, {4, -5, 0, 6});
+  BOOST_TEST((A.offsets == std::vector<Index>{-5, 0, 4, 6}));
+  BOOST_TEST((A.start == std::vector<Index>{0, 2, 6, 7, 7}));
+  *A.find(5, 0) = 1.5;  // d = -5, first row 5
+  *A.find(3, 7) = 2.5;  // d = 4, row 3
+  BOOST_TEST(A.val[0] == 1.5);
+  BOOST_TEST(A.val[6] == 2.5);
+  BOOST_TEST(A.find(4, 8) == nullptr);
+  BOOST_TEST(A.find(2, 2) == nullptr);  // row outside the block
+}
+
+BOOST_AUTO_TEST_CASE(paper_storage_example_n4) {
+  // The 4 x 4 banded matrix of the paper's Figure 2a (k_u = 2, k_l = 1):
+  // HM stores (a00 a11 a22 a33 | a01 a12 a23 | a02 a13 | a10 a21 a32) by
+  // diagonals; here in ascending offset order -1, 0, 1, 2, which is the
+  // same set of contiguous runs. a_ij = 10 i + j + 1 keeps entries distinct.
+  std::vector<Index> r, c;
+  std::vector<double> v;
+  for (Index i = 0; i < 4; ++i)
+    for (Index j = 0; j < 4; ++j)
+      if (j - i <= 2 && i - j <= 1) {
+        r.push_back(i);
+        c.push_back(j);
+        v.push_back(10.0 * double(i) + double(j) + 1);
+      }
+  auto A = hm_from_coo<double>(Layout::square(4), Index(v.size()), r.data(), c.data(), v.data());
+  BOOST_TEST((A.offsets == std::vector<Index>{-1, 0, 1, 2}));
+  const std::vector<double> expect{11, 22, 33,  // a10 a21 a32
+                                   1,  12, 23, 34,  // a00 a11 a22 a33
+                                   2,  13, 24,  // a01 a12 a23
+                                   3,  14};  // a02 a13
+  BOOST_TEST(A.val == expect, boost::test_tools::per_element());
+  // The paper's rule: a_ij is A[j - i][min(i, j)] (square, sequential).
+  for (Index i = 0; i < 4; ++i)
+    for (Index j = 0; j < 4; ++j)
+      if (const double* a = A.find(i, j)) {
+        const Index k = A.find_diagonal(j - i);
+        BOOST_TEST(*a == A.val[A.start[k] + std::min(i, j)]);
+      }
+  // CDM: compact diagonal 3 is (a03 | a10 a21 a32), the paper's A_3.
+  auto C = cdm_from_hm(A);
+  BOOST_TEST((C.koffsets == std::vector<Index>{0, 1, 2, 3}));
+  const Index k3 = C.find_diagonal(3);
+  const std::vector<double> A3(C.val.begin() + 4 * k3, C.val.begin() + 4 * k3 + 4);
+  BOOST_TEST((A3 == std::vector<double>{0.0 /* a03 outside the band */, 11, 22, 33}), boost::test_tools::per_element());
+  // Compact diagonal 1 is (a01 a12 a23 | a30): a30 is outside the band.
+  const Index k1 = C.find_diagonal(1);
+  BOOST_TEST((std::vector<double>(C.val.begin() + 4 * k1, C.val.begin() + 4 * k1 + 4) ==
+              std::vector<double>{2, 13, 24, 0}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(coo_hm_csr_cdm_round_trips) {
+  std::mt19937_64 rng(2024);
+  int checked = 0;
+  for (Index n : test_sizes()) {
+    for (Index m : {n, n + 3, std::max<Index>(1, n / 2)}) {
+      for (const Layout& L : row_blocks(m, n)) {
+        for (const auto& oc : offset_cases(m, n, rng)) {
+          if (n == 1000 && oc.name == "dense") continue;
+          const RandomBlock b = random_block(L, oc.offsets, rng, 0.9);
+          const HmMatrix<double> A = to_hm(b);
+          BOOST_TEST_CONTEXT("n=" << n << " m=" << m << " r0=" << L.row_begin << " rows=" << L.nrows << " " << oc.name) {
+            BOOST_TEST(A.offsets == b.offsets);
+            BOOST_TEST(same(dense_of(A), b.dense));
+            // CSR round trip keeps the values exactly (explicit zeros kept).
+            const Csr<double> csr = hm_to_csr(A);
+            const HmMatrix<double> A2 = hm_from_csr<Index, double>(L, csr.rowptr.data(), csr.colidx.data(), csr.vals.data());
+            BOOST_TEST(A2.offsets == A.offsets);
+            BOOST_TEST(A2.val == A.val);
+            // COO round trip
+            const Coo<double> coo = hm_to_coo(A);
+            const HmMatrix<double> A3 = hm_from_coo<double>(L, Index(coo.vals.size()), coo.rows.data(),
+                                                             coo.cols.data(), coo.vals.data());
+            BOOST_TEST(A3.val == A.val);
+            if (L.is_square()) {
+              const CdmMatrix<double> C = cdm_from_hm(A);
+              BOOST_TEST(same(dense_of(C), b.dense));
+              const HmMatrix<double> A4 = hm_from_cdm(C, A.offsets);
+              BOOST_TEST(A4.val == A.val);
+              // The nonzero offsets of the CDM block are within A's.
+              for (Index d : cdm_nonzero_offsets(C)) BOOST_TEST(A.find_diagonal(d) >= 0);
+            }
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  BOOST_TEST(checked > 200);
+}
+
+BOOST_AUTO_TEST_CASE(csr_drops_zeros_on_request) {
+  HmMatrix<double> A(Layout::square(3), {-1, 0, 1});
+  *A.find(0, 0) = 1;
+  *A.find(1, 2) = 2;
+  const Csr<double> all = hm_to_csr(A, true), nz = hm_to_csr(A, false);
+  BOOST_TEST(all.vals.size() == 7u);
+  BOOST_TEST((nz.rowptr == std::vector<Index>{0, 1, 2, 2}));
+  BOOST_TEST((nz.colidx == std::vector<Index>{0, 2}));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_refused) {
+  const Layout L = Layout::block(5, 5, 1, 2);
+  const Index r_out[] = {0}, c_ok[] = {1}, r_ok[] = {1}, c_out[] = {5};
+  const double v[] = {1.0};
+  BOOST_CHECK_THROW(hm_from_coo<double>(L, 1, r_out, c_ok, v), FormatError);  // row not in the block
+  BOOST_CHECK_THROW(hm_from_coo<double>(L, 1, r_ok, c_out, v), FormatError);  // column past the end
+  BOOST_CHECK_THROW(HmMatrix<double>(Layout::square(4), {4}), FormatError);   // offset outside (-4, 4)
+  BOOST_CHECK_THROW(HmMatrix<double>(Layout::square(4), {-4}), FormatError);
+  BOOST_CHECK_THROW(CdmMatrix<double>(Layout::rect(3, 4), {0}), FormatError);  // CDM needs square
+  BOOST_CHECK_THROW(CdmMatrix<double>(Layout::square(3), {3}), FormatError);
+  BOOST_CHECK_THROW(check_layout(Layout::block(5, 5, 4, 2)), FormatError);
+  // CDM -> HM refuses to drop a nonzero that has no place in the HM set.
+  HmMatrix<double> A(Layout::square(4), {-3, 1});
+  *A.find(3, 0) = 7;
+  const auto C = cdm_from_hm(A);
+  BOOST_CHECK_THROW(hm_from_cdm(C, {1}), FormatError);
+  BOOST_CHECK_THROW(hm_from_cdm(C, {1, -3, 2}), FormatError);  // 2 has no compact diagonal
+}
+
+BOOST_AUTO_TEST_CASE(structure_report_counts) {
+  // Tridiagonal 100 x 100: 298 stored in HM, 3 compact diagonals of 100 in CDM.
+  HmMatrix<double> A(Layout::square(100), {-1, 0, 1});
+  for (double& a : A.val) a = 1.0;
+  const StructureReport r = structure_report(A);
+  BOOST_TEST(r.ndiag_hm == 3);
+  BOOST_TEST(r.stored_hm == 298);
+  BOOST_TEST(r.nonzeros == 298);
+  BOOST_TEST(r.fill_hm == 1.0);
+  BOOST_TEST(r.ndiag_cdm == 3);
+  BOOST_TEST(r.stored_cdm == 300);
+  BOOST_TEST(r.fill_cdm == 298.0 / 300.0);
+  BOOST_TEST(r.bytes_hm == 298 * 8 + 7 * 8);
+  BOOST_TEST(r.bytes_cdm == 300 * 8 + 3 * 8);
+  BOOST_TEST(r.bytes_csr == 298 * 12 + 101 * 4);
+  // CDM pads 2 entries but stores 4 fewer offsets: 16 bytes cheaper.
+  BOOST_TEST((cheaper_scheme(r, A.layout) == Scheme::CDM));
+  // Main diagonal and one far super diagonal: CDM would pad 60 entries.
+  HmMatrix<double> F(Layout::square(100), {0, 60});
+  BOOST_TEST((cheaper_scheme(structure_report(F), F.layout) == Scheme::HM));
+  // A dense 4 x 4: HM and CDM both store 16 entries; CDM has fewer offsets.
+  std::vector<Index> all;
+  for (Index d = -3; d <= 3; ++d) all.push_back(d);
+  HmMatrix<double> D(Layout::square(4), all);
+  const StructureReport rd = structure_report(D, 16);
+  BOOST_TEST(rd.stored_hm == 16);
+  BOOST_TEST(rd.stored_cdm == 16);
+  BOOST_TEST((cheaper_scheme(rd, D.layout) == Scheme::CDM));
+}
