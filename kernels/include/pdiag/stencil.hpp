@@ -1,0 +1,148 @@
+// Diagonal offsets of structured-grid stencil matrices, in the numbering a
+// distributed grid uses (PETSc's DMDA "PETSc ordering"): processes form an
+// m x n x p array, rank r = px + m (py + n pz) owns a box of grid points,
+// and numbers its points consecutively (component fastest, then x, y, z)
+// after all points of lower ranks. No PETSc here: sizes come as arrays.
+#pragma once
+
+#include "pdiag/format.hpp"
+
+#include <array>
+
+namespace pdiag {
+
+struct GridStencil {
+  int   dim = 1;     // 1, 2 or 3
+  Index dof = 1;     // components per point; every component couples with every other
+  Index width = 1;   // stencil width s
+  bool  box = false; // box (all |o_a| <= s) or star (one axis at a time)
+  std::array<bool, 3> periodic{false, false, false};
+  std::array<std::vector<Index>, 3> owned;  // points owned by each process along each axis
+};
+
+namespace detail {
+struct GridNumbering {
+  const GridStencil& g;
+  std::array<Index, 3> extent{1, 1, 1};
+  std::array<std::vector<Index>, 3> first;  // first point of each process along each axis
+  std::vector<Index> rank_start;            // first global index of each rank
+
+  explicit GridNumbering(const GridStencil& gs) : g(gs) {
+    for (int a = 0; a < 3; ++a) {
+      const std::vector<Index> own = a < g.dim ? g.owned[a] : std::vector<Index>{1};
+      if (own.empty()) throw FormatError("grid axis with no process");
+      first[a].assign(own.size() + 1, 0);
+      for (std::size_t p = 0; p < own.size(); ++p) first[a][p + 1] = first[a][p] + own[p];
+      extent[a] = first[a].back();
+    }
+    const Index np = Index(first[0].size() - 1), nq = Index(first[1].size() - 1), nr = Index(first[2].size() - 1);
+    rank_start.assign(std::size_t(np * nq * nr + 1), 0);
+    for (Index r = 0; r < np * nq * nr; ++r) {
+      const Index px = r % np, py = (r / np) % nq, pz = r / (np * nq);
+      rank_start[r + 1] = rank_start[r] + g.dof * size(0, px) * size(1, py) * size(2, pz);
+    }
+  }
+  Index size(int a, Index p) const { return first[a][p + 1] - first[a][p]; }
+  Index owner(int a, Index x) const {
+    return Index(std::upper_bound(first[a].begin(), first[a].end(), x) - first[a].begin()) - 1;
+  }
+  Index nprocs(int a) const { return Index(first[a].size() - 1); }
+  /// Global index of component c of point (x, y, z).
+  Index global(Index x, Index y, Index z, Index c) const {
+    const Index px = owner(0, x), py = owner(1, y), pz = owner(2, z);
+    const Index r = px + nprocs(0) * (py + nprocs(1) * pz);
+    const Index lx = x - first[0][px], ly = y - first[1][py], lz = z - first[2][pz];
+    return rank_start[r] + c + g.dof * (lx + size(0, px) * (ly + size(1, py) * lz));
+  }
+  /// The neighbour coordinate along axis a, or -1 outside a non-periodic grid.
+  Index neighbour(int a, Index x, Index o) const {
+    Index y = x + o;
+    if (y >= 0 && y < extent[a]) return y;
+    if (!g.periodic[a] || a >= g.dim) return -1;
+    y %= extent[a];
+    return y < 0 ? y + extent[a] : y;
+  }
+};
+}  // namespace detail
+
+/// The stencil's displacement vectors (o_x, o_y, o_z), centre included.
+inline std::vector<std::array<Index, 3>> stencil_points(const GridStencil& g) {
+  std::vector<std::array<Index, 3>> pts;
+  const Index s = g.width;
+  const Index sy = g.dim >= 2 ? s : 0, sz = g.dim >= 3 ? s : 0;
+  for (Index oz = -sz; oz <= sz; ++oz)
+    for (Index oy = -sy; oy <= sy; ++oy)
+      for (Index ox = -s; ox <= s; ++ox) {
+        const int nonzero = (ox != 0) + (oy != 0) + (oz != 0);
+        if (g.box || nonzero <= 1) pts.push_back({ox, oy, oz});
+      }
+  return pts;
+}
+
+/// Sorted distinct offsets j - i of the stencil matrix rows owned by the
+/// process at (px, py, pz). Points at least `width` away from every face of
+/// the box share the interior offsets; only the faces are enumerated, so
+/// the cost is the box's surface, not its volume.
+inline std::vector<Index> grid_stencil_offsets(const GridStencil& g, Index px, Index py, Index pz) {
+  if (g.dim < 1 || g.dim > 3 || g.dof < 1 || g.width < 0) throw FormatError("bad grid stencil description");
+  const detail::GridNumbering num(g);
+  const std::array<Index, 3> p{px, py, pz};
+  std::array<Index, 3> lo{}, n{};
+  for (int a = 0; a < 3; ++a) {
+    if (p[a] < 0 || p[a] >= num.nprocs(a)) throw FormatError("process coordinate outside the process grid");
+    lo[a] = num.first[a][p[a]];
+    n[a] = num.size(a, p[a]);
+  }
+  std::vector<Index> offs;
+  if (n[0] * n[1] * n[2] == 0) return offs;
+  const auto pts = stencil_points(g);
+  // Interior points: a displacement that stays inside the box for some point.
+  for (const auto& o : pts) {
+    bool fits = true;
+    for (int a = 0; a < 3; ++a) fits = fits && (o[a] < 0 ? -o[a] : o[a]) < n[a];
+    if (!fits) continue;
+    for (Index c1 = 0; c1 < g.dof; ++c1)
+      for (Index c2 = 0; c2 < g.dof; ++c2) offs.push_back(c2 - c1 + g.dof * (o[0] + n[0] * (o[1] + n[1] * o[2])));
+  }
+  // Points within `width` of a face: their neighbours may lie in other boxes or wrap.
+  const Index s = g.width;
+  auto near_face = [&](int a, Index x) { return a < g.dim && (x - lo[a] < s || lo[a] + n[a] - 1 - x < s); };
+  auto visit = [&](Index x, Index y, Index z) {
+    const std::array<Index, 3> q{x, y, z};
+    for (const auto& o : pts) {
+      std::array<Index, 3> r{};
+      bool inside = true;
+      for (int a = 0; a < 3 && inside; ++a) {
+        r[a] = num.neighbour(a, q[a], o[a]);
+        inside = r[a] >= 0;
+      }
+      if (!inside) continue;
+      for (Index c1 = 0; c1 < g.dof; ++c1) {
+        const Index row = num.global(x, y, z, c1);
+        for (Index c2 = 0; c2 < g.dof; ++c2) offs.push_back(num.global(r[0], r[1], r[2], c2) - row);
+      }
+    }
+  };
+  for (Index z = lo[2]; z < lo[2] + n[2]; ++z) {
+    const bool fz = near_face(2, z);
+    for (Index y = lo[1]; y < lo[1] + n[1]; ++y) {
+      const bool fy = fz || near_face(1, y);
+      for (Index x = lo[0]; x < lo[0] + n[0]; ++x) {
+        if (fy || near_face(0, x)) {
+          visit(x, y, z);
+        } else if (g.dim >= 1) {
+          x = std::max(x, lo[0] + n[0] - s - 1);  // jump to the far x face
+        }
+      }
+    }
+    if (offs.size() > (1u << 20)) {  // keep the list short while walking faces
+      std::sort(offs.begin(), offs.end());
+      offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    }
+  }
+  std::sort(offs.begin(), offs.end());
+  offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+  return offs;
+}
+
+}  // namespace pdiag

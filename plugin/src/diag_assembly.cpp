@@ -1,0 +1,313 @@
+/* Assembly of MATDIAG: MatSetValues (stored diagonals are written in place,
+   entries on new diagonals are staged until MatAssemblyEnd), the stash for
+   off-process rows, COO assembly, and the choice of storage scheme. */
+#include "diag_impl.hpp"
+
+
+/* Slot of a(i, j) in the stored values, or nullptr when its diagonal is not
+   stored. i is an owned global row, 0 <= j < N. The previous entry's
+   diagonal is tried first, then its successor: rows arrive in stencil order
+   (ascending columns), so the binary search runs about once per row. */
+static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j)
+{
+  if (a->scheme == pdiag::Scheme::CDM) return a->cdm.find(i, j);
+  const Index d  = j - i;
+  const Index nd = a->hm.ndiag();
+  Index       k  = a->last_k;
+  if (k >= nd || a->hm.offsets[k] != d) {
+    if (k + 1 < nd && a->hm.offsets[k + 1] == d) k = k + 1;
+    else k = a->hm.find_diagonal(d);
+    if (k < 0) return nullptr;
+    a->last_k = k;
+  }
+  return &a->hm.val[a->hm.view().pos(k, i)];
+}
+
+/* Slot of a(i, j) in the staging area of diagonal j - i (created zeroed). */
+static PetscErrorCode MatDiagStagedSlot(Mat A, Index i, Index j, PetscScalar **slot)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  const Index d = j - i;
+
+  PetscFunctionBegin;
+  auto it = a->staged.find(d);
+  if (it == a->staged.end()) {
+    const Index stored = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
+    PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
+    PetscCallCXX(it = a->staged.emplace(d, std::vector<PetscScalar>((std::size_t)a->layout.length(d), 0.0)).first);
+  }
+  *slot = &it->second[(std::size_t)(i - a->layout.lo(d))];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], const PetscScalar v[], InsertMode mode)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  const Index r0 = a->layout.row_begin, r1 = a->layout.row_end();
+
+  PetscFunctionBegin;
+  if (!A->preallocated) PetscCall(MatSetUp(A));
+  for (PetscInt r = 0; r < m; r++) {
+    const PetscInt i = rows[r];
+    if (i < 0) continue;
+    PetscCheck(i < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", i, A->rmap->N);
+    if (i < r0 || i >= r1) {
+      PetscCheck(!A->nooffprocentries, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: row %" PetscInt_FMT " is not owned and MAT_NO_OFF_PROC_ENTRIES is set", i);
+      if (!a->donotstash) {
+        /* kept here and sent to the owner at MatAssemblyEnd */
+        for (PetscInt c = 0; c < n; c++) {
+          if (cols[c] < 0) continue;
+          a->stash_i.push_back(i);
+          a->stash_j.push_back(cols[c]);
+          a->stash_v.push_back(v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0);
+        }
+      }
+      continue;
+    }
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscInt j = cols[c];
+      if (j < 0) continue;
+      PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
+      const PetscScalar value = v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0;
+      PetscScalar      *slot  = MatDiagSlot(a, i, j);
+      if (!slot) PetscCall(MatDiagStagedSlot(A, i, j, &slot));
+      if (mode == INSERT_VALUES) *slot = value;
+      else *slot += value;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatAssemblyBegin_Diag(Mat A, MatAssemblyType type)
+{
+  PetscMPIInt size;
+  InsertMode  addv;
+
+  PetscFunctionBegin;
+  (void)type;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size == 1 || A->nooffprocentries) PetscFunctionReturn(0);
+  /* every process must agree on INSERT or ADD */
+  PetscCall(MPIU_Allreduce((PetscEnum *)&A->insertmode, (PetscEnum *)&addv, 1, MPIU_ENUM, MPI_BOR, PetscObjectComm((PetscObject)A)));
+  PetscCheck(addv != (ADD_VALUES | INSERT_VALUES), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: some processes inserted values while others added");
+  A->insertmode = addv;
+  PetscFunctionReturn(0);
+}
+
+/* Sends the entries of other processes' rows to their owners and sets them
+   there (PETSc's own stash is private to libpetsc). Collective. */
+static PetscErrorCode MatDiagExchangeStash(Mat A)
+{
+  Mat_Diag   *a    = (Mat_Diag *)A->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt size;
+  PetscInt    mine = (PetscInt)a->stash_i.size(), total;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MPIU_Allreduce(&mine, &total, 1, MPIU_INT, MPI_SUM, comm));
+  if (!total) PetscFunctionReturn(0);
+  /* order the entries by owner */
+  std::vector<PetscMPIInt> owner(a->stash_i.size()), scount(size, 0), rcount(size), sdispl(size + 1, 0), rdispl(size + 1, 0);
+  for (std::size_t e = 0; e < a->stash_i.size(); e++) {
+    PetscCall(PetscLayoutFindOwner(A->rmap, a->stash_i[e], &owner[e]));
+    scount[owner[e]]++;
+  }
+  for (PetscMPIInt p = 0; p < size; p++) sdispl[p + 1] = sdispl[p] + scount[p];
+  std::vector<PetscInt>    si(a->stash_i.size()), sj(si.size());
+  std::vector<PetscScalar> sv(si.size());
+  std::vector<PetscMPIInt> next(sdispl.begin(), sdispl.end() - 1);
+  for (std::size_t e = 0; e < a->stash_i.size(); e++) {
+    const PetscMPIInt q = next[owner[e]]++;
+    si[q]               = a->stash_i[e];
+    sj[q]               = a->stash_j[e];
+    sv[q]               = a->stash_v[e];
+  }
+  PetscCallMPI(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) rdispl[p + 1] = rdispl[p] + rcount[p];
+  std::vector<PetscInt>    ri(rdispl[size]), rj(rdispl[size]);
+  std::vector<PetscScalar> rv(rdispl[size]);
+  PetscCallMPI(MPI_Alltoallv(si.data(), scount.data(), sdispl.data(), MPIU_INT, ri.data(), rcount.data(), rdispl.data(), MPIU_INT, comm));
+  PetscCallMPI(MPI_Alltoallv(sj.data(), scount.data(), sdispl.data(), MPIU_INT, rj.data(), rcount.data(), rdispl.data(), MPIU_INT, comm));
+  PetscCallMPI(MPI_Alltoallv(sv.data(), scount.data(), sdispl.data(), MPIU_SCALAR, rv.data(), rcount.data(), rdispl.data(), MPIU_SCALAR, comm));
+  a->stash_i.clear();
+  a->stash_j.clear();
+  a->stash_v.clear();
+  const PetscBool ro = a->roworiented;
+  a->roworiented     = PETSC_TRUE;
+  for (std::size_t e = 0; e < ri.size(); e++) PetscCall(MatSetValues_Diag(A, 1, &ri[e], 1, &rj[e], &rv[e], A->insertmode));
+  a->roworiented = ro;
+  PetscFunctionReturn(0);
+}
+
+/* HM offsets of the entries stored in a CDM block that hold values. */
+static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
+{
+  return pdiag::cdm_nonzero_offsets(cdm);
+}
+
+/* Puts the staged diagonals into the storage. */
+static PetscErrorCode MatDiagMergeStaged(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  if (a->staged.empty()) PetscFunctionReturn(0);
+  if (a->scheme == pdiag::Scheme::HM) {
+    std::vector<Index> offs = a->hm.offsets;
+    for (const auto &kv : a->staged) offs.push_back(kv.first);
+    Hm grown;
+    DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_diagonals(grown, a->staged));
+    PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
+  } else {
+    std::vector<Index> koffs = a->cdm.koffsets;
+    for (const auto &kv : a->staged) koffs.push_back(kv.first < 0 ? kv.first + a->layout.ncols : kv.first);
+    Cdm grown;
+    DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_diagonals(grown, a->staged));
+    PetscCall(MatDiagCheckCount_Private(A, grown.ndiag()));
+    a->cdm = std::move(grown);
+    a->staged.clear();
+    a->structure_changed = PETSC_TRUE;
+    a->ghost_valid       = PETSC_FALSE;
+    A->nonzerostate++;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Puts the matrix in the scheme asked for (auto: the one with fewer bytes
+   over all processes). Collective. */
+PetscErrorCode MatDiagApplyStorage_Private(Mat A)
+{
+  Mat_Diag     *a = (Mat_Diag *)A->data;
+  pdiag::Scheme want;
+
+  PetscFunctionBegin;
+  if (a->storage_req == MAT_DIAG_STORAGE_HM || A->rmap->N != A->cmap->N) want = pdiag::Scheme::HM;
+  else if (a->storage_req == MAT_DIAG_STORAGE_CDM) want = pdiag::Scheme::CDM;
+  else {
+    /* bytes of the two schemes, summed over the processes */
+    double bytes[2] = {0, 0}, sum[2];
+    if (a->scheme == pdiag::Scheme::HM) {
+      const pdiag::StructureReport r = pdiag::structure_report(a->hm, 0);
+      bytes[0] = (double)r.bytes_hm;
+      bytes[1] = (double)r.bytes_cdm;
+    } else {
+      bytes[1] = (double)(a->cdm.val.size() * sizeof(PetscScalar) + a->cdm.koffsets.size() * sizeof(Index));
+      bytes[0] = bytes[1] + 1; /* stay in CDM unless the structure changes */
+    }
+    PetscCall(MPIU_Allreduce(bytes, sum, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    want = sum[1] < sum[0] ? pdiag::Scheme::CDM : pdiag::Scheme::HM;
+  }
+  if (want == a->scheme) PetscFunctionReturn(0);
+  if (want == pdiag::Scheme::CDM) {
+    Cdm cdm;
+    DiagCallKernel(cdm = pdiag::cdm_from_hm(a->hm));
+    a->cdm = std::move(cdm);
+    a->hm  = Hm();
+  } else {
+    Hm hm;
+    DiagCallKernel(hm = pdiag::hm_from_cdm(a->cdm, MatDiagCdmHmOffsets(a->cdm)));
+    a->hm  = std::move(hm);
+    a->cdm = Cdm();
+  }
+  a->scheme            = want;
+  a->last_k            = 0;
+  a->structure_changed = PETSC_TRUE;
+  a->ghost_valid       = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
+  if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
+  PetscCall(MatDiagMergeStaged(A));
+  if (a->structure_changed) {
+    PetscCall(MatDiagApplyStorage_Private(A));
+    a->structure_changed = PETSC_FALSE;
+  }
+  PetscCall(MatDiagSyncStructure_Private(A));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatZeroEntries_Diag(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  std::fill(a->hm.val.begin(), a->hm.val.end(), 0.0);
+  std::fill(a->cdm.val.begin(), a->cdm.val.end(), 0.0);
+  for (auto &kv : a->staged) std::fill(kv.second.begin(), kv.second.end(), 0.0);
+  PetscFunctionReturn(0);
+}
+
+/* COO: the structure is discovered by an assembly of zeros (remote entries
+   travel through the stash); each owned entry then gets its slot in the
+   value array, remote entries keep going through MatSetValues. */
+PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_i[], PetscInt coo_j[])
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSetUp(A));
+  a->coo_i.assign(coo_i, coo_i + ncoo);
+  a->coo_j.assign(coo_j, coo_j + ncoo);
+  for (PetscCount e = 0; e < ncoo; e++) {
+    PetscCheck(coo_i[e] < A->rmap->N && coo_j[e] < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "diag: COO entry %" PetscCount_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", e, coo_i[e], coo_j[e], A->rmap->N, A->cmap->N);
+    if (coo_i[e] < 0 || coo_j[e] < 0) continue;
+    PetscCall(MatSetValue(A, coo_i[e], coo_j[e], 0.0, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  a->coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
+  PetscFunctionReturn(0);
+}
+
+/* Slots of the owned COO entries in the current storage (-1: not owned or ignored). */
+static PetscErrorCode MatDiagCOOSlots(Mat A)
+{
+  Mat_Diag    *a    = (Mat_Diag *)A->data;
+  PetscScalar *base = a->values();
+
+  PetscFunctionBegin;
+  a->coo_slot.assign(a->coo_i.size(), -1);
+  a->coo_remote = PETSC_FALSE;
+  for (std::size_t e = 0; e < a->coo_i.size(); e++) {
+    const PetscInt i = a->coo_i[e], j = a->coo_j[e];
+    if (i < 0 || j < 0) continue;
+    if (i < a->layout.row_begin || i >= a->layout.row_end()) {
+      a->coo_remote = PETSC_TRUE;
+      continue;
+    }
+    PetscScalar *slot = MatDiagSlot(a, i, j);
+    PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: COO entry (%" PetscInt_FMT ", %" PetscInt_FMT ") has no slot", i, j);
+    a->coo_slot[e] = slot - base;
+  }
+  a->coo_state = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots(A));
+  if (mode == INSERT_VALUES) PetscCall(MatZeroEntries_Diag(A));
+  PetscScalar *val = a->values();
+  DiagCallKernel(pdiag::scatter_add(val, a->coo_slot.data(), v, (Index)a->coo_slot.size()));
+  if (a->coo_remote) {
+    for (std::size_t e = 0; e < a->coo_i.size(); e++) {
+      const PetscInt i = a->coo_i[e];
+      if (i < 0 || a->coo_j[e] < 0 || (i >= a->layout.row_begin && i < a->layout.row_end())) continue;
+      PetscCall(MatSetValue(A, i, a->coo_j[e], v[e], ADD_VALUES));
+    }
+  }
+  PetscFunctionReturn(0);
+}

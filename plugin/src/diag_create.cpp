@@ -1,0 +1,422 @@
+/* Registration, creation, options, set-up and the public API of MATDIAG. */
+#include "diag_impl.hpp"
+
+#include "pdiag/stencil.hpp"
+
+#include <petscdmda.h>
+
+const char *const MatDiagStorages[] = {"hm", "cdm", "auto", "MatDiagStorage", "MAT_DIAG_STORAGE_", nullptr};
+
+/* Copies the PETSc row and column layouts into the kernels' Layout. */
+PetscErrorCode MatDiagSetLayout_Private(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutSetUp(A->rmap));
+  PetscCall(PetscLayoutSetUp(A->cmap));
+  a->layout    = pdiag::Layout::block(A->rmap->N, A->cmap->N, A->rmap->rstart, A->rmap->n);
+  a->col_begin = A->cmap->rstart;
+  a->col_end   = A->cmap->rend;
+  PetscFunctionReturn(0);
+}
+
+/* Refuses more stored diagonals than -mat_diag_max_diagonals allows. */
+PetscErrorCode MatDiagCheckCount_Private(Mat A, Index count)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(count <= a->max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: this process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT
+             "; raise it with -mat_diag_max_diagonals or MatSetOption-free option -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
+             (PetscInt64)count, a->max_diagonals);
+  PetscFunctionReturn(0);
+}
+
+/* Installs new HM storage (replacing whatever was stored) and marks the
+   structure as changed so that ghost exchanges are rebuilt. */
+PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagCheckCount_Private(A, hm.ndiag()));
+  a->hm     = std::move(hm);
+  a->cdm    = Cdm();
+  a->scheme = pdiag::Scheme::HM;
+  a->staged.clear();
+  a->last_k            = 0;
+  a->structure_changed = PETSC_TRUE;
+  a->ghost_valid       = PETSC_FALSE;
+  A->nonzerostate++;
+  PetscFunctionReturn(0);
+}
+
+/* The offsets of a DMDA's stencil matrix for this process's rows. */
+static PetscErrorCode MatDiagDMDAOffsets_Private(Mat A, DM da, PetscBool *used, std::vector<Index> *offsets)
+{
+  PetscInt        dim, M, N, P, m, n, p, dof, s;
+  DMBoundaryType  bx, by, bz;
+  DMDAStencilType st;
+  const PetscInt *lx, *ly, *lz;
+  PetscMPIInt     rank;
+  pdiag::GridStencil g;
+
+  PetscFunctionBegin;
+  *used = PETSC_FALSE;
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, &m, &n, &p, &dof, &s, &bx, &by, &bz, &st));
+  if (A->rmap->N != dof * M * N * P || A->cmap->N != A->rmap->N) PetscFunctionReturn(0); /* not this DMDA's operator */
+  PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)da), &rank));
+  g.dim      = (int)dim;
+  g.dof      = dof;
+  g.width    = s;
+  g.box      = st == DMDA_STENCIL_BOX;
+  g.periodic = {bx == DM_BOUNDARY_PERIODIC, by == DM_BOUNDARY_PERIODIC, bz == DM_BOUNDARY_PERIODIC};
+  g.owned[0].assign(lx, lx + m);
+  if (dim > 1) g.owned[1].assign(ly, ly + n);
+  if (dim > 2) g.owned[2].assign(lz, lz + p);
+  DiagCallKernel(*offsets = pdiag::grid_stencil_offsets(g, rank % m, (rank / m) % n, rank / (m * n)));
+  *used = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* MatSetUp: without a preallocation the matrix starts with no diagonals
+   (they are discovered at assembly), except for a DMDA's matrix, whose
+   stencil gives the diagonals of every process up front. */
+PetscErrorCode MatSetUp_Diag(Mat A)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  DM                 dm;
+  PetscBool          isda = PETSC_FALSE, used = PETSC_FALSE;
+  std::vector<Index> offsets;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSetLayout_Private(A));
+  PetscCall(MatGetDM(A, &dm));
+  if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+  if (isda) PetscCall(MatDiagDMDAOffsets_Private(A, dm, &used, &offsets));
+  Hm hm;
+  DiagCallKernel(hm = Hm(a->layout, offsets));
+  PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
+  A->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatDiagSetPreallocation - Sets the diagonals a `MATDIAG` matrix stores, before values are set.
+
+   Collective
+
+   Input Parameters:
++  A       - the matrix
+.  ndiag   - the number of diagonals
+-  offsets - the diagonal offsets d = j - i (global; any order, duplicates allowed), each in (-M, N)
+
+   Notes:
+   Every process passes the same global set; each stores the diagonals that cross its rows.
+   Entries set later on other diagonals are still accepted: their diagonals are added at
+   `MatAssemblyEnd()`.
+
+   Level: intermediate
+
+.seealso: `MATDIAG`, `MatCreateDiag()`, `MatDiagGetDiagonals()`
+@*/
+PetscErrorCode MatDiagSetPreallocation(Mat A, PetscInt ndiag, const PetscInt offsets[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscTryMethod(A, "MatDiagSetPreallocation_C", (Mat, PetscInt, const PetscInt[]), (A, ndiag, offsets));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const PetscInt offsets[])
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  std::vector<Index> local;
+
+  PetscFunctionBegin;
+  PetscCheck(ndiag >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: number of diagonals %" PetscInt_FMT " is negative", ndiag);
+  if (ndiag) PetscValidIntPointer(offsets, 3);
+  PetscCall(MatDiagSetLayout_Private(A));
+  for (PetscInt k = 0; k < ndiag; k++) {
+    PetscCheck(a->layout.valid_offset(offsets[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "diag: diagonal offset %" PetscInt_FMT " outside (-%" PetscInt_FMT ", %" PetscInt_FMT ") of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix", offsets[k],
+               A->rmap->N, A->cmap->N, A->rmap->N, A->cmap->N);
+    if (a->layout.length(offsets[k]) > 0) local.push_back(offsets[k]);
+  }
+  PetscCall(MatDiagCheckCount_Private(A, (Index)local.size()));
+  Hm hm;
+  DiagCallKernel(hm = Hm(a->layout, local));
+  PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
+  A->preallocated = PETSC_TRUE;
+  A->assembled    = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatDiagSetStorage - Chooses the storage scheme of a `MATDIAG` matrix
+
+   Logically Collective
+
+   Input Parameters:
++  A       - the matrix
+-  storage - `MAT_DIAG_STORAGE_HM`, `MAT_DIAG_STORAGE_CDM` (square matrices only) or `MAT_DIAG_STORAGE_AUTO`
+
+   Options Database Key:
+.  -mat_diag_storage <hm,cdm,auto> - the scheme
+
+   Note:
+   The scheme takes effect at the next final assembly (at once if the matrix is assembled).
+
+   Level: intermediate
+
+.seealso: `MATDIAG`, `MatDiagGetStorage()`
+@*/
+PetscErrorCode MatDiagSetStorage(Mat A, MatDiagStorage storage)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscTryMethod(A, "MatDiagSetStorage_C", (Mat, MatDiagStorage), (A, storage));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDiagSetStorage_Diag(Mat A, MatDiagStorage storage)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(storage >= MAT_DIAG_STORAGE_HM && storage <= MAT_DIAG_STORAGE_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: unknown storage scheme %d", (int)storage);
+  PetscCheck(storage != MAT_DIAG_STORAGE_CDM || A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: CDM storage needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
+  a->storage_req = storage;
+  if (A->assembled) PetscCall(MatDiagApplyStorage_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatDiagGetStorage - Gets the storage scheme a `MATDIAG` matrix uses now
+
+   Not Collective
+
+   Input Parameter:
+.  A - the matrix
+
+   Output Parameter:
+.  storage - `MAT_DIAG_STORAGE_HM` or `MAT_DIAG_STORAGE_CDM` (before the first assembly,
+             `MAT_DIAG_STORAGE_AUTO` if the choice is still open)
+
+   Level: intermediate
+
+.seealso: `MATDIAG`, `MatDiagSetStorage()`
+@*/
+PetscErrorCode MatDiagGetStorage(Mat A, MatDiagStorage *storage)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidPointer(storage, 2);
+  PetscUseMethod(A, "MatDiagGetStorage_C", (Mat, MatDiagStorage *), (A, storage));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDiagGetStorage_Diag(Mat A, MatDiagStorage *storage)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  if (!A->assembled && a->storage_req == MAT_DIAG_STORAGE_AUTO) *storage = MAT_DIAG_STORAGE_AUTO;
+  else *storage = a->scheme == pdiag::Scheme::HM ? MAT_DIAG_STORAGE_HM : MAT_DIAG_STORAGE_CDM;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   MatDiagGetDiagonals - Gets the diagonals this process stores
+
+   Not Collective
+
+   Input Parameter:
+.  A - the matrix
+
+   Output Parameters:
++  ndiag   - the number of stored diagonals
+-  offsets - their offsets, ascending (read-only; valid until the structure changes): diagonal
+             offsets d = j - i in HM storage, compact offsets k in [0, n) in CDM storage
+
+   Level: intermediate
+
+.seealso: `MATDIAG`, `MatDiagSetPreallocation()`, `MatDiagGetStorage()`
+@*/
+PetscErrorCode MatDiagGetDiagonals(Mat A, PetscInt *ndiag, const PetscInt *offsets[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatDiagGetDiagonals_C", (Mat, PetscInt *, const PetscInt *[]), (A, ndiag, offsets));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDiagGetDiagonals_Diag(Mat A, PetscInt *ndiag, const PetscInt *offsets[])
+{
+  Mat_Diag                 *a = (Mat_Diag *)A->data;
+  const std::vector<Index> &offs = a->scheme == pdiag::Scheme::HM ? a->hm.offsets : a->cdm.koffsets;
+
+  PetscFunctionBegin;
+  a->row_cols.assign(offs.begin(), offs.end()); /* PetscInt copy; the row buffer is free between MatGetRow calls */
+  PetscCheck(!a->row_busy, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: call MatRestoreRow() before MatDiagGetDiagonals()");
+  if (ndiag) *ndiag = (PetscInt)offs.size();
+  if (offsets) *offsets = a->row_cols.data();
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatCreateDiag - Creates a sparse matrix stored by diagonals (`MATDIAG`)
+
+   Collective
+
+   Input Parameters:
++  comm    - MPI communicator
+.  m, n    - local rows and columns (or `PETSC_DECIDE`)
+.  M, N    - global rows and columns (or `PETSC_DETERMINE`)
+.  ndiag   - the number of diagonals known in advance (0 if none)
+-  offsets - the diagonal offsets d = j - i (global), or NULL
+
+   Output Parameter:
+.  A - the matrix
+
+   Level: beginner
+
+.seealso: `MATDIAG`, `MatDiagSetPreallocation()`, `MatSetValues()`
+@*/
+PetscErrorCode MatCreateDiag(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ndiag, const PetscInt offsets[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagRegisterAll());
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, M, N));
+  PetscCall(MatSetType(*A, MATDIAG));
+  PetscCall(MatDiagSetPreallocation(*A, ndiag, offsets));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_Diag      *a       = (Mat_Diag *)A->data;
+  MatDiagStorage storage = a->storage_req;
+  PetscBool      set;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Diagonal storage (diag) options");
+  PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
+  if (set) PetscCall(MatDiagSetStorage(A, storage));
+  PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_Diag(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGhostDestroy_Private(a));
+  delete a;
+  A->data = nullptr;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
+  for (const char *name : {"MatDiagSetPreallocation_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C"})
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* The create function of both seqdiag and mpidiag. */
+static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(A->data = new Mat_Diag());
+  PetscCall(MatDiagSetOps_Private(A));
+  A->ops->destroy        = MatDestroy_Diag;
+  A->ops->setfromoptions = MatSetFromOptions_Diag;
+  A->ops->setup          = MatSetUp_Diag;
+  A->assembled           = PETSC_FALSE;
+  A->preallocated        = PETSC_FALSE;
+  /* MatSetOption(MAT_SUBSET_OFF_PROC_ENTRIES) frees this datatype of PETSc's
+     (unused here) stash: it must be a valid handle */
+  A->stash.blocktype = MPI_DATATYPE_NULL;
+  /* Sizes are usually set before the type: lay the rows out now, so that
+     MatGetOwnershipRange() works before MatSetUp(), as after an aij
+     preallocation call (which is a no-op for this type). */
+  if ((A->rmap->n >= 0 || A->rmap->N >= 0) && (A->cmap->n >= 0 || A->cmap->N >= 0)) PetscCall(MatDiagSetLayout_Private(A));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetStorage_C", MatDiagGetStorage_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetDiagonals_C", MatDiagGetDiagonals_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", MatSetValuesCOO_Diag));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, name));
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   MATSEQDIAG - "seqdiag" - the sequential `MATDIAG` type
+
+   Level: beginner
+
+.seealso: `MATDIAG`, `MATMPIDIAG`
+M*/
+static PetscErrorCode MatCreate_SeqDiag(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_Diag_Named(A, MATSEQDIAG));
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   MATMPIDIAG - "mpidiag" - the parallel `MATDIAG` type: each process stores the diagonals
+   crossing its block of rows and gathers the vector entries its diagonals reach from other
+   processes with one `VecScatter`
+
+   Level: beginner
+
+.seealso: `MATDIAG`, `MATSEQDIAG`
+M*/
+static PetscErrorCode MatCreate_MPIDiag(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_Diag_Named(A, MATMPIDIAG));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   MatDiagRegisterAll - Registers the `MATDIAG` types with PETSc (idempotent)
+
+   Not Collective
+
+   Note:
+   Called automatically when libpetscdiag is loaded with -dll_append; programs linked against
+   the library call it once after `PetscInitialize()` (`MatCreateDiag()` does too).
+
+   Level: beginner
+
+.seealso: `MATDIAG`
+@*/
+PetscErrorCode MatDiagRegisterAll(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (registered) PetscFunctionReturn(0);
+  registered = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
+  PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
+  PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
+  PetscFunctionReturn(0);
+}
+
+/* Entry point for -dll_append <path>/libpetscdiag.so: PETSc derives the
+   name from the library's file name (libpetscdiag -> petscdiag). */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscdiag(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagRegisterAll());
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,136 @@
+// Private data and internal functions of the diag Mat types. One
+// implementation serves seqdiag and mpidiag: a sequential matrix is the
+// one-rank case (no ghost exchange). Arithmetic lives in kernels/; this
+// layer owns memory, MPI, options and PETSc's calling conventions.
+#pragma once
+
+#include <petsc/private/matimpl.h>
+#include <petscdiag.h>
+
+#include "pdiag/assemble.hpp"
+#include "pdiag/convert.hpp"
+#include "pdiag/format.hpp"
+
+#include <map>
+#include <new>
+#include <vector>
+
+using pdiag::Index;
+using Hm = pdiag::HmMatrix<PetscScalar>;
+using Cdm = pdiag::CdmMatrix<PetscScalar>;
+
+/* Runs a kernels/ call; its FormatError becomes a PETSc argument error with
+   the kernel's message, bad_alloc a memory error. */
+#define DiagCallKernel(...) \
+  do { \
+    try { \
+      __VA_ARGS__; \
+    } catch (const pdiag::FormatError &e_) { \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: %s", e_.what()); \
+    } catch (const std::bad_alloc &) { \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "diag: out of memory"); \
+    } catch (const std::exception &e_) { \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "diag: %s", e_.what()); \
+    } \
+  } while (0)
+
+/* The vectors a MatMult-like product reaches beyond the owned part of x (or
+   of y for transposes): gathered into a sequential work vector whose layout
+   is a sorted list of merged column intervals. shift[] gives, per stored
+   diagonal (2 per compact diagonal for CDM), the kernels' vector shift. */
+struct DiagGhost {
+  Vec        work    = nullptr; /* sequential, the gathered columns */
+  VecScatter scatter = nullptr; /* global x -> work */
+  std::vector<Index> shift_lo, shift_hi; /* boundary rows below / above the interior */
+};
+
+struct Mat_Diag {
+  /* user choices */
+  MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
+  PetscInt       max_diagonals = 10000; /* -mat_diag_max_diagonals: refuse beyond */
+
+  /* the local block, in exactly one scheme at a time */
+  pdiag::Layout layout;
+  pdiag::Scheme scheme = pdiag::Scheme::HM;
+  Hm            hm;
+  Cdm           cdm;
+
+  /* entries on diagonals not yet stored, by HM offset, over [lo(d), hi(d)):
+     merged into the storage at MatAssemblyEnd (new diagonals discovered) */
+  std::map<Index, std::vector<PetscScalar>> staged;
+  Index                                     last_k = 0; /* diagonal of the previous entry: rows come in stencil order */
+  PetscBool                                 structure_changed = PETSC_TRUE;
+
+  /* MPI: owned columns [col_begin, col_end); interior rows [ib, ie) (local)
+     read only owned x; the others read the ghost work vector */
+  Index              col_begin = 0, col_end = 0;
+  Index              ib = 0, ie = 0;
+  std::vector<Index> shift_local;   /* x index of owned columns: il + shift */
+  DiagGhost          ghost;         /* for MatMult */
+  Vec                tr_work    = nullptr; /* for MatMultTranspose: contributions per touched column */
+  VecScatter         tr_scatter = nullptr;
+  std::vector<Index> tr_shift;
+  PetscBool          ghost_valid = PETSC_FALSE;
+
+  /* MatGetRow buffers */
+  std::vector<PetscInt>    row_cols;
+  std::vector<PetscScalar> row_vals;
+  PetscBool                row_busy = PETSC_FALSE;
+
+  /* entries of other processes' rows, sent to their owners at assembly */
+  std::vector<PetscInt>    stash_i, stash_j;
+  std::vector<PetscScalar> stash_v;
+
+  /* MatSetValues options */
+  PetscBool roworiented = PETSC_TRUE;
+  PetscBool donotstash  = PETSC_FALSE;
+
+  /* COO assembly: owned entry e adds into values()[coo_slot[e]] (-1: not
+     owned or ignored); entries of other processes' rows go through the stash */
+  std::vector<PetscInt> coo_i, coo_j;
+  std::vector<Index>    coo_slot;
+  PetscObjectState      coo_state  = -1; /* A->nonzerostate the slots were computed for */
+  PetscBool             coo_remote = PETSC_FALSE;
+
+  Index ndiag_hm() const { return scheme == pdiag::Scheme::HM ? hm.ndiag() : 0; }
+  Index nstored() const { return scheme == pdiag::Scheme::HM ? hm.nstored() : cdm.nstored(); }
+  PetscScalar *values() { return scheme == pdiag::Scheme::HM ? hm.val.data() : cdm.val.data(); }
+};
+
+/* diag_create.cpp */
+PETSC_INTERN PetscErrorCode MatCreate_Diag(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSetLayout_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagReplaceStorage_Private(Mat, Hm &&);
+PETSC_INTERN PetscErrorCode MatDiagCheckCount_Private(Mat, Index);
+
+/* diag_assembly.cpp */
+PETSC_INTERN PetscErrorCode MatSetValues_Diag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatAssemblyBegin_Diag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatAssemblyEnd_Diag(Mat, MatAssemblyType);
+PETSC_INTERN PetscErrorCode MatZeroEntries_Diag(Mat);
+PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_Diag(Mat, PetscCount, PetscInt[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MatSetValuesCOO_Diag(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
+
+/* diag_mult.cpp */
+PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
+PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
+PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTransposeAdd_Diag(Mat, Vec, Vec, Vec);
+
+/* diag_ops.cpp */
+PETSC_INTERN PetscErrorCode MatDiagSetOps_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSyncStructure_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagGatherColumns_Private(Mat, Vec, const PetscScalar **, const Index **);
+PETSC_INTERN PetscErrorCode MatDiagRestoreColumns_Private(Mat, Vec, const PetscScalar **);
+
+/* diag_convert.cpp */
+PETSC_INTERN PetscErrorCode MatConvertFrom_Diag(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatDuplicate_Diag(Mat, MatDuplicateOption, Mat *);
+PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);

@@ -1,0 +1,265 @@
+/* Products with a vector: MatMult, MatMultAdd, MatMultTranspose,
+   MatMultTransposeAdd, and the ghost exchange they need under MPI.
+
+   A process's rows [r0, r1) reach the columns i + d of its stored diagonals.
+   Rows whose columns are all owned (the interior, one row range) read the
+   owned part of x while the scatter of the other columns is in flight; the
+   rows below and above it read a sequential work vector holding the merged
+   column intervals they reach. Transposes add into the columns the local
+   rows reach (a work vector over all of them) and reverse-scatter. */
+#include "diag_impl.hpp"
+
+#include "pdiag/cpu.hpp"
+
+namespace {
+
+/* One HM diagonal inside the block: rows [lo, hi), offset d; `slot` is its
+   index in the kernels' shift arrays (CDM: k above the wrap, ndiag + k below). */
+struct Run {
+  Index d, lo, hi, slot;
+};
+
+std::vector<Run> RunsOf(const Mat_Diag *a)
+{
+  const pdiag::Layout &L = a->layout;
+  std::vector<Run>     runs;
+  if (a->scheme == pdiag::Scheme::HM) {
+    for (Index k = 0; k < a->hm.ndiag(); ++k) {
+      const Index d = a->hm.offsets[k];
+      runs.push_back({d, L.lo(d), L.hi(d), k});
+    }
+  } else {
+    const Index nd = a->cdm.ndiag();
+    for (Index k = 0; k < nd; ++k) {
+      const Index kk = a->cdm.koffsets[k];
+      runs.push_back({kk, L.lo(kk), L.hi(kk), k});
+      runs.push_back({kk - L.ncols, L.lo(kk - L.ncols), L.hi(kk - L.ncols), nd + k});
+    }
+  }
+  return runs;
+}
+
+/* Sorted, merged column intervals [first, second). */
+using Intervals = std::vector<std::pair<Index, Index>>;
+
+Intervals Merge(Intervals iv)
+{
+  std::sort(iv.begin(), iv.end());
+  Intervals out;
+  for (const auto &p : iv) {
+    if (p.first >= p.second) continue;
+    if (!out.empty() && p.first <= out.back().second) out.back().second = std::max(out.back().second, p.second);
+    else out.push_back(p);
+  }
+  return out;
+}
+
+/* Position of global column j in the work vector laid out by iv. */
+Index PositionOf(const Intervals &iv, const std::vector<Index> &base, Index j)
+{
+  const auto it = std::upper_bound(iv.begin(), iv.end(), std::make_pair(j, std::numeric_limits<Index>::max())) - 1;
+  return base[it - iv.begin()] + (j - it->first);
+}
+
+/* A sequential work vector over the intervals and the scatter from A's column layout into it. */
+PetscErrorCode MakeWork(Mat A, const Intervals &iv, std::vector<Index> *base, Vec *work, VecScatter *scatter)
+{
+  std::vector<PetscInt> idx;
+  IS                    is;
+  Vec                   xtemplate;
+
+  PetscFunctionBegin;
+  base->clear();
+  for (const auto &p : iv) {
+    base->push_back((Index)idx.size());
+    for (Index j = p.first; j < p.second; ++j) idx.push_back((PetscInt)j);
+  }
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)idx.size(), idx.data(), PETSC_COPY_VALUES, &is));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, (PetscInt)idx.size(), work));
+  PetscCall(MatCreateVecs(A, &xtemplate, NULL));
+  PetscCall(VecScatterCreate(xtemplate, is, *work, NULL, scatter));
+  PetscCall(VecDestroy(&xtemplate));
+  PetscCall(ISDestroy(&is));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&a->ghost.work));
+  PetscCall(VecScatterDestroy(&a->ghost.scatter));
+  PetscCall(VecDestroy(&a->tr_work));
+  PetscCall(VecScatterDestroy(&a->tr_scatter));
+  a->ghost_valid = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Builds the interior range, the shifts and (MPI) both scatters. Collective. */
+PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
+{
+  Mat_Diag            *a = (Mat_Diag *)A->data;
+  const pdiag::Layout &L = a->layout;
+  const Index          r0 = L.row_begin, m = L.nrows;
+  PetscMPIInt          size;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  const std::vector<Run> runs   = RunsOf(a);
+  const std::size_t      nslots = a->scheme == pdiag::Scheme::HM ? (std::size_t)a->hm.ndiag() : 2 * (std::size_t)a->cdm.ndiag();
+  a->shift_local.assign(nslots, 0);
+  a->ghost.shift_lo.assign(nslots, 0);
+  a->ghost.shift_hi.assign(nslots, 0);
+  a->tr_shift.assign(nslots, 0);
+  /* interior: rows whose every column i + d lies in the owned [c0, c1) */
+  Index ib = r0, ie = r0 + m;
+  for (const Run &r : runs) {
+    if (r.lo >= r.hi) continue;
+    a->shift_local[r.slot] = r0 + r.d - a->col_begin;
+    ib = std::max(ib, a->col_begin - r.d);
+    ie = std::min(ie, a->col_end - r.d);
+  }
+  if (size == 1) { /* every column is owned */
+    a->ib = 0;
+    a->ie = m;
+    a->ghost_valid = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (ib >= ie) ib = ie = r0 + m; /* no interior: all rows read the work vector */
+  a->ib = ib - r0;
+  a->ie = ie - r0;
+  /* columns the rows below and above the interior reach, and those all rows reach */
+  Intervals need, touched;
+  for (const Run &r : runs) {
+    need.push_back({std::max(r.lo, r0) + r.d, std::min(r.hi, ib) + r.d});
+    need.push_back({std::max(r.lo, ie) + r.d, std::min(r.hi, r0 + m) + r.d});
+    touched.push_back({r.lo + r.d, r.hi + r.d});
+  }
+  need    = Merge(need);
+  touched = Merge(touched);
+  std::vector<Index> base;
+  PetscCall(MakeWork(A, need, &base, &a->ghost.work, &a->ghost.scatter));
+  for (const Run &r : runs) {
+    const Index lo1 = std::max(r.lo, r0), hi1 = std::min(r.hi, ib);
+    if (lo1 < hi1) a->ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
+    const Index lo2 = std::max(r.lo, ie), hi2 = std::min(r.hi, r0 + m);
+    if (lo2 < hi2) a->ghost.shift_hi[r.slot] = PositionOf(need, base, lo2 + r.d) - (lo2 - r0);
+  }
+  PetscCall(MakeWork(A, touched, &base, &a->tr_work, &a->tr_scatter));
+  for (const Run &r : runs)
+    if (r.lo < r.hi) a->tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
+  a->ghost_valid = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ z) on the local rows [row_lo, row_hi), x reached through shift. */
+static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
+{
+  PetscFunctionBegin;
+  if (row_lo >= row_hi) PetscFunctionReturn(0);
+  if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
+  else pdiag::cdm_spmv(a->cdm.view(), x, y, z, shift, row_lo, row_hi);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const PetscScalar *xa, *za = NULL, *wa;
+  PetscScalar       *ya;
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before a product");
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
+  PetscCall(z == y ? VecGetArray(y, &ya) : VecGetArrayWrite(y, &ya));
+  if (z == y) za = ya;
+  PetscCall(MatDiagSpMV(a, xa, ya, za, a->shift_local.data(), a->ib, a->ie));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (size > 1) {
+    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(a->ghost.work, &wa));
+    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib));
+    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+    PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
+  }
+  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
+  PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMult_Diag(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultKernel_Diag(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultAdd_Diag(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultKernel_Diag(A, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+/* y = A^T x (+ z): each process adds its rows' contributions into the
+   columns they reach; under MPI those are summed by a reverse scatter. */
+static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before a product");
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (size == 1) {
+    const PetscScalar *za = NULL;
+    if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
+    PetscCall(z == y ? VecGetArray(y, &ya) : VecGetArrayWrite(y, &ya));
+    if (z == y) za = ya;
+    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, a->layout.ncols, za);
+    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, a->layout.ncols, za);
+    if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
+    PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
+  } else {
+    PetscInt nw;
+    PetscCall(VecGetLocalSize(a->tr_work, &nw));
+    PetscCall(VecGetArrayWrite(a->tr_work, &ya));
+    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
+    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
+    PetscCall(VecRestoreArrayWrite(a->tr_work, &ya));
+    if (z) {
+      if (z != y) PetscCall(VecCopy(z, y));
+    } else PetscCall(VecSet(y, 0.0));
+    PetscCall(VecScatterBegin(a->tr_scatter, a->tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(a->tr_scatter, a->tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultTranspose_Diag(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeKernel_Diag(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultTransposeAdd_Diag(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeKernel_Diag(A, x, z, y));
+  PetscFunctionReturn(0);
+}

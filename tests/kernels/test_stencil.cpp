@@ -1,0 +1,85 @@
+// Stencil offsets of distributed structured grids against a brute force
+// enumeration of every owned point (the face-only walk must find the same set).
+#define BOOST_TEST_MODULE stencil
+#include <boost/test/unit_test.hpp>
+
+#include "pdiag/stencil.hpp"
+
+#include <random>
+#include <set>
+
+using namespace pdiag;
+
+namespace {
+std::vector<Index> brute_force(const GridStencil& g, Index px, Index py, Index pz) {
+  const detail::GridNumbering num(g);
+  const std::array<Index, 3> p{px, py, pz};
+  std::set<Index> offs;
+  const auto pts = stencil_points(g);
+  std::array<Index, 3> lo{}, hi{};
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = num.first[a][p[a]];
+    hi[a] = num.first[a][p[a] + 1];
+  }
+  for (Index z = lo[2]; z < hi[2]; ++z)
+    for (Index y = lo[1]; y < hi[1]; ++y)
+      for (Index x = lo[0]; x < hi[0]; ++x)
+        for (const auto& o : pts) {
+          const Index nx = num.neighbour(0, x, o[0]), ny = num.neighbour(1, y, o[1]), nz = num.neighbour(2, z, o[2]);
+          if (nx < 0 || ny < 0 || nz < 0) continue;
+          for (Index c1 = 0; c1 < g.dof; ++c1)
+            for (Index c2 = 0; c2 < g.dof; ++c2) offs.insert(num.global(nx, ny, nz, c2) - num.global(x, y, z, c1));
+        }
+  return {offs.begin(), offs.end()};
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(one_process_lexicographic) {
+  // 3D 7-point star on one process: offsets 0, +-1, +-nx, +-nx*ny.
+  GridStencil g;
+  g.dim = 3;
+  g.owned = {std::vector<Index>{5}, std::vector<Index>{4}, std::vector<Index>{3}};
+  BOOST_TEST((grid_stencil_offsets(g, 0, 0, 0) == std::vector<Index>{-20, -5, -1, 0, 1, 5, 20}));
+  g.box = true;  // 27-point box: 27 distinct offsets
+  BOOST_TEST(grid_stencil_offsets(g, 0, 0, 0).size() == 27u);
+}
+
+BOOST_AUTO_TEST_CASE(random_decompositions_match_brute_force) {
+  std::mt19937_64 rng(3);
+  int checked = 0;
+  for (int t = 0; t < 60; ++t) {
+    GridStencil g;
+    g.dim = 1 + int(rng() % 3);
+    g.dof = 1 + Index(rng() % 3);
+    g.width = Index(rng() % 3);
+    g.box = rng() % 2;
+    for (int a = 0; a < 3; ++a) {
+      g.periodic[a] = rng() % 3 == 0;
+      if (a < g.dim) {
+        const Index procs = 1 + Index(rng() % 3);
+        for (Index q = 0; q < procs; ++q) g.owned[a].push_back(1 + Index(rng() % 6));
+      }
+    }
+    const Index np = Index(g.owned[0].size()), nq = g.dim > 1 ? Index(g.owned[1].size()) : 1,
+                nr = g.dim > 2 ? Index(g.owned[2].size()) : 1;
+    for (Index pz = 0; pz < nr; ++pz)
+      for (Index py = 0; py < nq; ++py)
+        for (Index px = 0; px < np; ++px) {
+          BOOST_TEST_CONTEXT("trial " << t << " dim " << g.dim << " dof " << g.dof << " s " << g.width << " box "
+                                      << g.box << " proc " << px << "," << py << "," << pz) {
+            BOOST_TEST(grid_stencil_offsets(g, px, py, pz) == brute_force(g, px, py, pz));
+          }
+          ++checked;
+        }
+  }
+  BOOST_TEST(checked > 100);
+}
+
+BOOST_AUTO_TEST_CASE(bad_description_is_refused) {
+  GridStencil g;
+  g.dim = 4;
+  BOOST_CHECK_THROW(grid_stencil_offsets(g, 0, 0, 0), FormatError);
+  g.dim = 1;
+  g.owned[0] = {3};
+  BOOST_CHECK_THROW(grid_stencil_offsets(g, 1, 0, 0), FormatError);
+}
