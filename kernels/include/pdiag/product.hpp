@@ -68,8 +68,7 @@ namespace detail {
 
 inline std::string layout_str(const Layout& L) {
   std::string s = std::to_string(L.nrows_global) + "x" + std::to_string(L.ncols);
-  if (!L.is_full())
-    s += " (rows [" + std::to_string(L.row_begin) + ", " + std::to_string(L.row_end()) + "))";
+  if (!L.is_full()) s += " (rows [" + std::to_string(L.row_begin) + ", " + std::to_string(L.row_end()) + "))";
   return s;
 }
 
@@ -91,8 +90,8 @@ inline void check_offsets(const Layout& L, Index nd, OffsetAt off, const char* n
   for (Index q = 0; q < nd; ++q) {
     const Index d = off(q);
     if (!L.valid_offset(d))
-      throw FormatError(std::string("product: diagonal ") + std::to_string(d) + " of " + name +
-                        " outside the matrix " + layout_str(L));
+      throw FormatError(std::string("product: diagonal ") + std::to_string(d) + " of " + name + " outside the matrix " +
+                        layout_str(L));
     if (q > 0 && off(q - 1) >= d) throw FormatError(std::string("product: offsets of ") + name + " not ascending");
   }
 }
@@ -180,11 +179,13 @@ inline void check_plan_pairs(const Plan& plan, Index ndA, Index ndB, Index ndC, 
 inline HmProductPlan hm_product_symbolic(const Layout& LA, const std::vector<Index>& offA, Trans ta, const Layout& LB,
                                          const std::vector<Index>& offB, Trans tb) {
   const Index ndA = Index(offA.size()), ndB = Index(offB.size());
-  detail::check_offsets(LA, ndA, [&](Index q) { return offA[std::size_t(q)]; }, "A");
-  detail::check_offsets(LB, ndB, [&](Index q) { return offB[std::size_t(q)]; }, "B");
+  const auto offA_at = [&](Index q) { return offA[std::size_t(q)]; };
+  const auto offB_at = [&](Index q) { return offB[std::size_t(q)]; };
+  detail::check_offsets(LA, ndA, offA_at, "A");
+  detail::check_offsets(LB, ndB, offB_at, "B");
   Layout LAe, LBe;
   HmProductPlan plan;
-  plan.layout = detail::hm_product_layout(LA, ndA, [&](Index q) { return offA[std::size_t(q)]; }, ta, LB, tb, LAe, LBe);
+  plan.layout = detail::hm_product_layout(LA, ndA, offA_at, ta, LB, tb, LAe, LBe);
   plan.ta = ta;
   plan.tb = tb;
   std::vector<detail::PairRec> recs;
@@ -232,8 +233,8 @@ void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Tra
     throw FormatError("hm_product_numeric: the plan was made for op(A) = " + std::string(trans_name(plan.ta)) +
                       ", op(B) = " + trans_name(plan.tb));
   Layout LAe, LBe;
-  const Layout LC = detail::hm_product_layout(A.layout, A.ndiag, [&](Index q) { return A.offsets[q]; }, ta,
-                                              B.layout, tb, LAe, LBe);
+  const auto offA_at = [&](Index q) { return A.offsets[q]; };
+  const Layout LC = detail::hm_product_layout(A.layout, A.ndiag, offA_at, ta, B.layout, tb, LAe, LBe);
   if (!(LC == plan.layout) || !(C.layout == plan.layout))
     throw FormatError("hm_product_numeric: layouts of A, B or C differ from the plan's (C " +
                       detail::layout_str(plan.layout) + ")");
@@ -352,8 +353,8 @@ inline CdmProductPlan cdm_product_symbolic(Index n, const std::vector<Index>& ko
 template <class T>
 CdmProductPlan cdm_product_symbolic(const CdmMatrix<T>& A, Trans ta, const CdmMatrix<T>& B, Trans tb) {
   if (!A.layout.is_full() || !B.layout.is_full() || !(A.layout == B.layout))
-    throw FormatError("cdm product: A (" + detail::layout_str(A.layout) + ") and B (" +
-                      detail::layout_str(B.layout) + ") must be full N x N matrices of the same N");
+    throw FormatError("cdm product: A (" + detail::layout_str(A.layout) + ") and B (" + detail::layout_str(B.layout) +
+                      ") must be full N x N matrices of the same N");
   return cdm_product_symbolic(A.layout.ncols, A.koffsets, ta, B.koffsets, tb);
 }
 
@@ -376,8 +377,8 @@ void cdm_product_numeric(const CdmProductPlan& plan, const CdmView<const T>& A, 
   const Layout L = Layout::square(n);
   if (!(A.layout == L) || !(B.layout == L) || !(C.layout == L))
     throw FormatError("cdm_product_numeric: A, B and C must be full " + std::to_string(n) + "x" + std::to_string(n) +
-                      " matrices (A " + detail::layout_str(A.layout) + ", B " + detail::layout_str(B.layout) +
-                      ", C " + detail::layout_str(C.layout) + ")");
+                      " matrices (A " + detail::layout_str(A.layout) + ", B " + detail::layout_str(B.layout) + ", C " +
+                      detail::layout_str(C.layout) + ")");
   if (ta != plan.ta || tb != plan.tb)
     throw FormatError("cdm_product_numeric: the plan was made for op(A) = " + std::string(trans_name(plan.ta)) +
                       ", op(B) = " + trans_name(plan.tb));

@@ -71,8 +71,7 @@ inline void spmm_diag_run(const T* a, Index va, const T* X, Index ldx, Index xo,
 /// with leading dimension ldc and is overwritten (rows >= m of each column
 /// are not touched). Throws FormatError for k < 0, ldc < m, ldx < N.
 template <class T>
-void hm_spmm(const HmView<const T>& A, const T* X, Index ldx, Index k, T* C, Index ldc,
-             const Index* shift = nullptr) {
+void hm_spmm(const HmView<const T>& A, const T* X, Index ldx, Index k, T* C, Index ldc, const Index* shift = nullptr) {
   const Layout& L = A.layout;
   detail::check_spmm_args(L, ldx, k, ldc, shift == nullptr, "hm_spmm");
   if (k == 0) return;
