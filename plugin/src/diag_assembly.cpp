@@ -54,9 +54,12 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
     if (i < r0 || i >= r1) {
       PetscCheck(!A->nooffprocentries, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: row %" PetscInt_FMT " is not owned and MAT_NO_OFF_PROC_ENTRIES is set", i);
       if (!a->donotstash) {
-        /* kept here and sent to the owner at MatAssemblyEnd */
+        /* kept here and sent to the owner at MatAssemblyEnd; checked here,
+           since an error at the owner inside the collective assembly would
+           leave the other processes waiting */
         for (PetscInt c = 0; c < n; c++) {
           if (cols[c] < 0) continue;
+          PetscCheck(cols[c] < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", cols[c], A->cmap->N);
           a->stash_i.push_back(i);
           a->stash_j.push_back(cols[c]);
           a->stash_v.push_back(v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0);
@@ -227,6 +230,13 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatDiagMergeStaged(A));
+  /* auto storage decides with a reduction over all processes, but new
+     diagonals may have arrived on some processes only: decide together */
+  if (size > 1 && a->storage_req == MAT_DIAG_STORAGE_AUTO) {
+    PetscBool changed;
+    PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    a->structure_changed = changed;
+  }
   if (a->structure_changed) {
     PetscCall(MatDiagApplyStorage_Private(A));
     a->structure_changed = PETSC_FALSE;
@@ -254,7 +264,9 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatSetUp(A));
+  /* a new structure from zeros, as aij does: MatSetUp() would keep the
+     diagonals and values of a matrix that was already set up */
+  PetscCall(MatSetUp_Diag(A));
   a->coo_i.assign(coo_i, coo_i + ncoo);
   a->coo_j.assign(coo_j, coo_j + ncoo);
   for (PetscCount e = 0; e < ncoo; e++) {

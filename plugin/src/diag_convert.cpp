@@ -53,6 +53,7 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   Mat_Diag *b = (Mat_Diag *)B->data;
   Hm        hm;
   DiagCallKernel(hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
+  PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));
   PetscCall(MatDiagReplaceStorage_Private(B, std::move(hm)));
   B->preallocated = PETSC_TRUE;
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
@@ -221,6 +222,29 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
   PetscCall(PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name));
   PetscCall(MatView(aij, viewer));
   PetscCall(MatDestroy(&aij));
+  PetscFunctionReturn(0);
+}
+
+/* A submatrix, through aij. A DMDA's matrix in parallel is viewed and
+   loaded in the natural ordering through MatCreateSubMatrix; without this
+   op PETSc falls back to a virtual submatrix, which has no MatView (binary
+   files stay empty, silently) and which MatLoad would leave in place of
+   the diag matrix. */
+PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
+{
+  Mat aij, sub;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+  PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
+  PetscCall(MatDestroy(&aij));
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatConvert(sub, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, B));
+    PetscCall(MatDestroy(&sub));
+  } else {
+    PetscCall(MatConvert(sub, ((PetscObject)A)->type_name, MAT_INPLACE_MATRIX, &sub));
+    *B = sub;
+  }
   PetscFunctionReturn(0);
 }
 

@@ -28,9 +28,24 @@ PetscErrorCode MatDiagCheckCount_Private(Mat A, Index count)
 
   PetscFunctionBegin;
   PetscCheck(count <= a->max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "diag: this process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT
-             "; raise it with -mat_diag_max_diagonals or MatSetOption-free option -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
+             "diag: this process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
              (PetscInt64)count, a->max_diagonals);
+  PetscFunctionReturn(0);
+}
+
+/* The same check in collective operations: the counts differ between
+   processes, and a process that failed alone would leave the others waiting
+   in the operation's next collective step. Collective. */
+PetscErrorCode MatDiagCheckCountAll_Private(Mat A, Index count)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  PetscInt64 loc = (PetscInt64)count, most;
+
+  PetscFunctionBegin;
+  PetscCall(MPIU_Allreduce(&loc, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCheck(most <= a->max_diagonals, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+             "diag: a process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix", most,
+             a->max_diagonals);
   PetscFunctionReturn(0);
 }
 
@@ -146,7 +161,7 @@ static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const 
                A->rmap->N, A->cmap->N, A->rmap->N, A->cmap->N);
     if (a->layout.length(offsets[k]) > 0) local.push_back(offsets[k]);
   }
-  PetscCall(MatDiagCheckCount_Private(A, (Index)local.size()));
+  PetscCall(MatDiagCheckCountAll_Private(A, (Index)local.size()));
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, local));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));

@@ -102,6 +102,7 @@ PETSC_INTERN PetscErrorCode MatCreate_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSetLayout_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagReplaceStorage_Private(Mat, Hm &&);
 PETSC_INTERN PetscErrorCode MatDiagCheckCount_Private(Mat, Index);
+PETSC_INTERN PetscErrorCode MatDiagCheckCountAll_Private(Mat, Index);
 
 /* diag_assembly.cpp */
 PETSC_INTERN PetscErrorCode MatSetValues_Diag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
@@ -133,4 +134,5 @@ PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);

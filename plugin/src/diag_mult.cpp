@@ -164,6 +164,21 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
   PetscFunctionReturn(0);
 }
 
+/* PETSc's MatMultAdd checks only the local sizes of y and z, and
+   MatMultTransposeAdd only the global ones: check both, so that a wrong
+   vector errors on every process instead of leaving the others in the
+   ghost exchange, and is never read or written out of bounds. */
+static PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
+{
+  PetscInt n, N;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetSize(v, &N));
+  PetscCheck(n == map->n && N == map->N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: vector %s has local size %" PetscInt_FMT " and global size %" PetscInt_FMT ", the matrix needs %" PetscInt_FMT " and %" PetscInt_FMT, name, n, N, map->n, map->N);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -173,6 +188,9 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before a product");
+  PetscCall(MatDiagCheckVec_Private(x, A->cmap, "x"));
+  PetscCall(MatDiagCheckVec_Private(y, A->rmap, "y"));
+  if (z) PetscCall(MatDiagCheckVec_Private(z, A->rmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
@@ -220,6 +238,9 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before a product");
+  PetscCall(MatDiagCheckVec_Private(x, A->rmap, "x"));
+  PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
+  if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   PetscCall(VecGetArrayRead(x, &xa));

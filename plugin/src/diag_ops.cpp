@@ -267,7 +267,7 @@ static PetscErrorCode MatGetInfo_Diag(Mat A, MatInfoType flag, MatInfo *info)
 static PetscErrorCode MatZeroRowsLocal_Diag(Mat A, PetscInt nloc, const PetscInt lrows[], PetscScalar diag, Vec x, Vec b)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
-  std::vector<Index> rows(nloc);
+  std::vector<Index> local(lrows, lrows + nloc), rows(nloc);
   bool               missing = false;
 
   PetscFunctionBegin;
@@ -277,7 +277,7 @@ static PetscErrorCode MatZeroRowsLocal_Diag(Mat A, PetscInt nloc, const PetscInt
     PetscScalar       *ba;
     PetscCall(VecGetArrayRead(x, &xa));
     PetscCall(VecGetArray(b, &ba));
-    for (PetscInt r = 0; r < nloc; r++) ba[lrows[r]] = diag * xa[lrows[r]];
+    pdiag::set_scaled_entries(ba, xa, local.data(), (Index)nloc, diag);
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCall(VecRestoreArray(b, &ba));
   }
@@ -323,9 +323,10 @@ static PetscErrorCode MatZeroRowsColumns_Diag(Mat A, PetscInt n, const PetscInt 
     PetscCall(VecDuplicate(x, &xz));
     PetscCall(VecDuplicate(b, &Ax));
     PetscCall(VecSet(xz, 0.0));
+    std::vector<Index> local(lrows, lrows + nloc);
     PetscCall(VecGetArrayRead(x, &xa));
     PetscCall(VecGetArray(xz, &za));
-    for (PetscInt r = 0; r < nloc; r++) za[lrows[r]] = xa[lrows[r]];
+    pdiag::set_scaled_entries(za, xa, local.data(), (Index)nloc, (PetscScalar)1.0);
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCall(VecRestoreArray(xz, &za));
     PetscCall(MatMult(A, xz, Ax));
@@ -447,6 +448,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->transpose           = MatTranspose_Diag;
   ops->view                = MatView_Diag;
   ops->load                = MatLoad_Diag;
+  ops->createsubmatrix     = MatCreateSubMatrix_Diag;
   ops->convertfrom         = MatConvertFrom_Diag;
   PetscFunctionReturn(0);
 }

@@ -505,4 +505,12 @@ CdmMatrix<T> transpose_cdm(const CdmMatrix<T>& A) {
   return B;
 }
 
+// ---- vectors on a list of rows (MatZeroRows with x and b) -------------------
+
+/// dst[rows[r]] = alpha * src[rows[r]] for the listed (local) indices.
+template <class T>
+void set_scaled_entries(T* dst, const T* src, const Index* rows, Index nlist, T alpha) {
+  for (Index r = 0; r < nlist; ++r) dst[rows[r]] = alpha * src[rows[r]];
+}
+
 }  // namespace pdiag

@@ -1,0 +1,180 @@
+static const char help[] = "Times assembly and MatMult of a DMDA stencil operator for two matrix types in the same run.\n"
+                           "  -dim <2,3>  -stencil <star,box>  -n <points per direction>  -coef <random,constant>\n"
+                           "  -types <diag,aij>   matrix types to compare (first is ours, second the peer)\n"
+                           "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
+                           "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
+
+/* Each type assembles the same operator with MatSetValuesStencil (the way a
+   PETSc user does), then MatMult is warmed up and timed rep by rep with a
+   device synchronisation (PetscDeviceContext) so GPU products are complete.
+   The median is reported, with the ratio peer / ours. */
+
+#include <petscdiag.h>
+#include <petscdevice.h>
+#include <petscdmda.h>
+#include <petsctime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  PetscInt  dim = 3, n = 64, reps = 50;
+  PetscBool box = PETSC_FALSE, constant = PETSC_FALSE;
+  char      types[2][64] = {"diag", "aij"};
+  char      csv[PETSC_MAX_PATH_LEN] = "";
+};
+
+/* A coefficient in (1, 2) from the point index: the same on every run and rank. */
+PetscScalar Coef(PetscInt i, PetscInt j, PetscInt k, PetscInt q, PetscBool constant)
+{
+  if (constant) return 1.0;
+  unsigned long h = (unsigned long)(i * 73856093L) ^ (unsigned long)(j * 19349663L) ^ (unsigned long)(k * 83492791L) ^ (unsigned long)(q * 2654435761L);
+  h ^= h >> 13;
+  h *= 0x5bd1e995UL;
+  h ^= h >> 15;
+  return 1.0 + (PetscScalar)(h % 1000003UL) / 1000003.0;
+}
+
+PetscErrorCode AssembleStencil(DM da, Mat A, const Options &o)
+{
+  DMDALocalInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  const PetscInt zs = o.dim == 3 ? info.zs : 0, zm = o.dim == 3 ? info.zm : 1, kz = o.dim == 3 ? 1 : 0;
+  std::vector<MatStencil>  cols;
+  std::vector<PetscScalar> vals;
+  for (PetscInt k = zs; k < zs + zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        MatStencil row = {k, j, i, 0};
+        cols.clear();
+        vals.clear();
+        PetscScalar diag = 0;
+        PetscInt    q    = 0;
+        for (PetscInt dk = -kz; dk <= kz; dk++)
+          for (PetscInt dj = -1; dj <= 1; dj++)
+            for (PetscInt di = -1; di <= 1; di++, q++) {
+              const PetscInt nz = (di != 0) + (dj != 0) + (dk != 0);
+              if (nz == 0 || (!o.box && nz > 1)) continue;
+              const PetscInt ii = i + di, jj = j + dj, kk = k + dk;
+              if (ii < 0 || jj < 0 || kk < 0 || ii >= info.mx || jj >= info.my || (o.dim == 3 && kk >= info.mz)) continue;
+              const PetscScalar c = Coef(i, j, k, q, o.constant);
+              cols.push_back({kk, jj, ii, 0});
+              vals.push_back(-c);
+              diag += c;
+            }
+        cols.push_back(row);
+        vals.push_back(diag + 1.0);
+        PetscCall(MatSetValuesStencil(A, 1, &row, (PetscInt)cols.size(), cols.data(), vals.data(), INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+struct Result {
+  double assembly = 0, mult = 0, norm = 0;
+};
+
+PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result *r)
+{
+  Mat                 A;
+  Vec                 y;
+  PetscLogDouble      t0, t1;
+  PetscDeviceContext  dctx;
+  std::vector<double> times;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(DMSetMatType(da, type));
+  PetscCall(PetscTime(&t0));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(AssembleStencil(da, A, o));
+  PetscCall(PetscTime(&t1));
+  r->assembly = t1 - t0;
+  PetscCall(VecDuplicate(x, &y));
+  for (PetscInt w = 0; w < 5; w++) PetscCall(MatMult(A, x, y)); /* warm-up: copies, scatters, caches */
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  for (PetscInt rep = 0; rep < o.reps; rep++) {
+    PetscCall(PetscTime(&t0));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+    PetscCall(PetscTime(&t1));
+    times.push_back(t1 - t0);
+  }
+  std::sort(times.begin(), times.end());
+  r->mult = times[times.size() / 2];
+  PetscCall(VecNorm(y, NORM_2, &r->norm));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  Options     o;
+  DM          da;
+  Vec         x;
+  PetscMPIInt size;
+  PetscBool   flg;
+  char        stencil[16] = "star", coef[16] = "random";
+  Result      res[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatDiagRegisterAll());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &o.dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &o.n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &o.reps, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-stencil", stencil, sizeof(stencil), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-coef", coef, sizeof(coef), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", o.csv, sizeof(o.csv), NULL));
+  {
+    char    *list[2];
+    PetscInt nt = 2;
+    PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", list, &nt, &flg));
+    if (flg) {
+      PetscCheck(nt == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-types needs two matrix types");
+      for (int t = 0; t < 2; t++) {
+        PetscCall(PetscStrncpy(o.types[t], list[t], sizeof(o.types[t])));
+        PetscCall(PetscFree(list[t]));
+      }
+    }
+  }
+  o.box      = std::string(stencil) == "box" ? PETSC_TRUE : PETSC_FALSE;
+  o.constant = std::string(coef) == "constant" ? PETSC_TRUE : PETSC_FALSE;
+  if (o.dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, o.box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, o.n, o.n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, o.box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, o.n, o.n, o.n, 1, 1, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(VecSetRandom(x, NULL));
+  for (int t = 0; t < 2; t++) PetscCall(Measure(da, o.types[t], o, x, &res[t]));
+
+  const PetscInt npoints  = o.dim == 3 ? o.n * o.n * o.n : o.n * o.n;
+  const int      points   = o.dim == 2 ? (o.box ? 9 : 5) : (o.box ? 27 : 7);
+  const double   agree    = PetscAbsReal(res[0].norm - res[1].norm) / res[1].norm;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D %d-point %s coefficients, n=%" PetscInt_FMT " (%" PetscInt_FMT " rows), %d rank(s)\n", o.dim, points, coef, o.n, npoints, size));
+  for (int t = 0; t < 2; t++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s assembly %9.4f s   MatMult median %10.3f us\n", o.types[t], res[t].assembly, 1e6 * res[t].mult));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ratio %s/%s: MatMult %.2fx, assembly %.2fx   (|y| agree to %.1e)\n", o.types[1], o.types[0], res[1].mult / res[0].mult, res[1].assembly / res[0].assembly, agree));
+  if (o.csv[0]) {
+    FILE *f;
+    PetscCall(PetscFOpen(PETSC_COMM_WORLD, o.csv, "a", &f));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%" PetscInt_FMT ",%d,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%d,%s,%.6e,%.6e,%s,%.6e,%.6e,%.3e\n", o.dim, points, coef, o.n, npoints, size, o.types[0], res[0].assembly, res[0].mult, o.types[1], res[1].assembly,
+                           res[1].mult, agree));
+    PetscCall(PetscFClose(PETSC_COMM_WORLD, f));
+  }
+  PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
+  PetscCall(VecDestroy(&x));
+  PetscCall(DMDestroy(&da));
+  PetscCall(PetscFinalize());
+  return 0;
+}

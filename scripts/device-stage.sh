@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Stages .gpu/ (git-ignored) for the device tool: the CUDA PETSc and OpenMPI
+# runtimes (../shared/gpu/stage.sh), the GPU build's programs and library,
+# the Boost.Test runtime, and scripts/device/*.sh. Then, with the device
+# tool: carry [".gpu"], command "bash .gpu/run-all.sh" (see docs/gpu.md).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build-cuda}
+DEST=$ROOT/.gpu
+rm -rf "$DEST"
+files=()
+for f in "$BUILD"/tests/kernels/test_* "$BUILD"/plugin/libpetscdiag.so "$BUILD"/solvers/* "$BUILD"/bench/bench_* \
+         "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_*; do
+  [ -f "$f" ] && [ -x "$f" -o "${f##*.}" = so ] && files+=("$f")
+done
+bash "$ROOT/../shared/gpu/stage.sh" "$DEST" "${files[@]}" >/dev/null
+cp -L /usr/lib/x86_64-linux-gnu/libboost_unit_test_framework.so.1.74.0 "$DEST/lib/"
+cp "$ROOT"/scripts/device/*.sh "$DEST/"
+cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
+du -sh "$DEST"
