@@ -19,6 +19,49 @@ constexpr Index kRowChunk = 2048;
 
 inline Index clamp_hi(Index row_hi, Index m) { return (row_hi < 0 || row_hi > m) ? m : row_hi; }
 
+/// y[j] += sum_g a_g[j] x_g[j], j in [0, n), for up to four diagonals at
+/// once: the chunk of y is loaded and stored once per four diagonals.
+template <class T>
+class DiagonalGroup {
+ public:
+  DiagonalGroup(T* y, Index n) : y_(y), n_(n) {}
+  void add(const T* a, const T* x) {
+    a_[g_] = a;
+    x_[g_] = x;
+    if (++g_ == 4) flush();
+  }
+  void flush() {
+    T* __restrict y = y_;
+    const Index n = n_;
+    const T *__restrict a0 = a_[0], *__restrict a1 = a_[1], *__restrict a2 = a_[2], *__restrict a3 = a_[3];
+    const T *__restrict x0 = x_[0], *__restrict x1 = x_[1], *__restrict x2 = x_[2], *__restrict x3 = x_[3];
+    switch (g_) {
+      case 4:
+        for (Index j = 0; j < n; ++j) y[j] += (a0[j] * x0[j] + a1[j] * x1[j]) + (a2[j] * x2[j] + a3[j] * x3[j]);
+        break;
+      case 3:
+        for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j] + a1[j] * x1[j] + a2[j] * x2[j];
+        break;
+      case 2:
+        for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j] + a1[j] * x1[j];
+        break;
+      case 1:
+        for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j];
+        break;
+      default:
+        break;
+    }
+    g_ = 0;
+  }
+
+ private:
+  T* y_;
+  Index n_;
+  int g_ = 0;
+  const T* a_[4] = {nullptr, nullptr, nullptr, nullptr};
+  const T* x_[4] = {nullptr, nullptr, nullptr, nullptr};
+};
+
 template <class T>
 inline const Index* hm_shift_or_default(const HmView<const T>& A, const Index* shift, std::vector<Index>& buf) {
   if (shift) return shift;
@@ -41,13 +84,21 @@ void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const noded
   for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
     const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
     for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
+    // Diagonals covering the whole chunk are applied four at a time (one
+    // pass over y per four diagonals); the others, near the block's edges,
+    // one at a time over the rows they cover.
+    detail::DiagonalGroup<T> group(y + c0, c1 - c0);
     for (Index k = 0; k < A.ndiag; ++k) {
       const Index d = A.offsets[k];
       const Index b = std::max(c0, L.lo(d) - L.row_begin), e = std::min(c1, L.hi(d) - L.row_begin);
       const Index va = A.start[k] - (L.lo(d) - L.row_begin);  // val[va + il] = a(r0 + il, r0 + il + d)
       const Index xa = s[k];
-      for (Index il = b; il < e; ++il) y[il] += A.val[va + il] * x[xa + il];
+      if (b == c0 && e == c1)
+        group.add(A.val + va + c0, x + xa + c0);
+      else
+        for (Index il = b; il < e; ++il) y[il] += A.val[va + il] * x[xa + il];
     }
+    group.flush();
   }
 }
 
