@@ -248,10 +248,12 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
   PetscFunctionReturn(0);
 }
 
-/* MatLoad: reads the standard aij file and converts it. */
+/* MatLoad: reads the standard aij file and fills A with it in place, so
+   that A keeps its name, options prefix, DM and local-to-global mapping, as
+   after aij's MatLoad (replacing A's header would lose them). */
 PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
 {
-  Mat       aij, B;
+  Mat       aij;
   PetscBool sizes_set = (A->rmap->n >= 0 || A->rmap->N >= 0) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -259,8 +261,8 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
   if (sizes_set) PetscCall(MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetType(aij, MATAIJ));
   PetscCall(MatLoad(aij, viewer));
-  PetscCall(MatConvert(aij, ((PetscObject)A)->type_name, MAT_INITIAL_MATRIX, &B));
+  if (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0) PetscCall(MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N));
+  PetscCall(MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A));
   PetscCall(MatDestroy(&aij));
-  PetscCall(MatHeaderReplace(A, &B));
   PetscFunctionReturn(0);
 }

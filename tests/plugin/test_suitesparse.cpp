@@ -1,0 +1,343 @@
+/* MATDIAG on SuiteSparse matrices: every .mtx file of a folder (the first
+   argument) is read with CHOLMOD's cholmod_read_sparse (every process reads
+   the file and keeps its own rows), assembled as aij, converted to diag with
+   MatConvert, and MatMult / MatMultTranspose / MatMultAdd are compared with
+   aij (relative 2-norm difference <= 1e-12).
+
+   - Complex matrices cannot be loaded in a real PETSc build: our reader must
+     refuse them with a clear error, which counts as a pass.
+   - The diag type refuses more than -mat_diag_max_diagonals stored diagonals
+     per process (default 10000); a refusal counts as a pass only if the
+     matrix really needs more. Each matrix is also converted once with the
+     limit set just below its count, which must be refused on every process.
+
+   Prints one line per matrix (what diag made of it), one line per failed
+   check, then "N passed, M failed". Exit code 77 (skipped) when the folder
+   does not exist. */
+#include <petscdiag.h>
+
+#include <cholmod.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+const PetscReal kTol = 1e-12;
+int             g_pass = 0, g_fail = 0;
+PetscMPIInt     g_rank = 0, g_size = 1;
+
+std::string Fmt(const char *fmt, ...)
+{
+  char    buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+/* One check; collective: passes only if it passed on every process. */
+PetscErrorCode Record(bool ok_local, const std::string &name, const std::string &op, const std::string &detail = "")
+{
+  PetscBool ok = ok_local ? PETSC_TRUE : PETSC_FALSE, all;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  if (all) g_pass++;
+  else {
+    g_fail++;
+    if (!ok_local) PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAILED [%s] %s%s%s (rank %d)\n", name.c_str(), op.c_str(), detail.empty() ? "" : ": ", detail.c_str(), g_rank));
+  }
+  PetscFunctionReturn(0);
+}
+
+std::string LastMessage()
+{
+  char *specific = NULL;
+  if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
+  return specific;
+}
+
+/* The entries of this process's rows, global indices. */
+struct Triplets {
+  PetscInt                 M = 0, N = 0;
+  PetscInt                 rstart = 0, rend = 0;
+  std::vector<PetscInt>    i, j;
+  std::vector<PetscScalar> v;
+};
+
+const char *XtypeName(int xtype)
+{
+  switch (xtype) {
+  case CHOLMOD_PATTERN:
+    return "pattern";
+  case CHOLMOD_REAL:
+    return "real";
+  case CHOLMOD_COMPLEX:
+    return "complex";
+  case CHOLMOD_ZOMPLEX:
+    return "zomplex";
+  }
+  return "unknown";
+}
+
+/* Reads a Matrix Market file with CHOLMOD and keeps the entries of this
+   process's rows (the default PETSc row split). Symmetric files are expanded
+   to both triangles; pattern files get the value 1. Collective (every
+   process reads the file, so every process fails alike). */
+PetscErrorCode ReadMatrixMarket(const std::string &path, Triplets *T)
+{
+  cholmod_common  cc;
+  cholmod_sparse *A = NULL, *U = NULL;
+  FILE           *f;
+  int             xtype = -1, ok;
+
+  PetscFunctionBeginUser;
+  f = fopen(path.c_str(), "r");
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open %s", path.c_str());
+  cholmod_start(&cc);
+  cc.print         = 0;
+  cc.error_handler = NULL;
+  A                = cholmod_read_sparse(f, &cc);
+  fclose(f);
+  if (A) xtype = A->xtype;
+  ok = A != NULL;
+  if (ok && (xtype == CHOLMOD_COMPLEX || xtype == CHOLMOD_ZOMPLEX)) {
+    cholmod_free_sparse(&A, &cc);
+    cholmod_finish(&cc);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: complex matrix (CHOLMOD xtype %s) cannot be loaded in a real PETSc build", path.c_str(), XtypeName(xtype));
+  }
+  if (!ok) {
+    const int status = cc.status;
+    cholmod_finish(&cc);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cholmod_read_sparse failed (CHOLMOD status %d)", path.c_str(), status);
+  }
+  if (A->stype != 0) { /* one triangle stored: expand to the whole matrix */
+    U = cholmod_copy(A, 0, 1, &cc);
+    cholmod_free_sparse(&A, &cc);
+    A = U;
+    if (!A) {
+      const int status = cc.status;
+      cholmod_finish(&cc);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cholmod_copy failed (CHOLMOD status %d)", path.c_str(), status);
+    }
+  }
+  PetscCheck(A->itype == CHOLMOD_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: unexpected CHOLMOD index type", path.c_str());
+  T->M = (PetscInt)A->nrow;
+  T->N = (PetscInt)A->ncol;
+  {
+    PetscInt n = PETSC_DECIDE, M = T->M;
+    PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &n, &M));
+    PetscCallMPI(MPI_Scan(&n, &T->rend, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    T->rstart = T->rend - n;
+  }
+  const int    *Ap = (const int *)A->p, *Ai = (const int *)A->i, *Anz = (const int *)A->nz;
+  const double *Ax = (const double *)A->x;
+  for (PetscInt col = 0; col < T->N; col++) {
+    const int p0 = Ap[col], p1 = A->packed ? Ap[col + 1] : Ap[col] + Anz[col];
+    for (int p = p0; p < p1; p++) {
+      const PetscInt row = Ai[p];
+      if (row < T->rstart || row >= T->rend) continue;
+      T->i.push_back(row);
+      T->j.push_back(col);
+      T->v.push_back(A->xtype == CHOLMOD_PATTERN || !Ax ? 1.0 : Ax[p]);
+    }
+  }
+  cholmod_free_sparse(&A, &cc);
+  cholmod_finish(&cc);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BuildAIJ(const Triplets &T, Mat *A)
+{
+  std::vector<PetscInt> i = T.i, j = T.j;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, T.rend - T.rstart, PETSC_DECIDE, T.M, T.N));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSetPreallocationCOO(*A, (PetscCount)i.size(), i.data(), j.data()));
+  PetscCall(MatSetValuesCOO(*A, T.v.data(), INSERT_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* Largest number of distinct diagonals j - i in one process's rows. */
+PetscErrorCode MaxLocalDiagonals(const Triplets &T, PetscInt *count)
+{
+  std::vector<PetscInt> d(T.i.size());
+  PetscInt              loc;
+
+  PetscFunctionBeginUser;
+  for (std::size_t e = 0; e < T.i.size(); e++) d[e] = T.j[e] - T.i[e];
+  std::sort(d.begin(), d.end());
+  loc = (PetscInt)(std::unique(d.begin(), d.end()) - d.begin());
+  PetscCall(MPIU_Allreduce(&loc, count, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FillVec(Vec v, PetscInt seed)
+{
+  PetscInt     lo, hi;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(v, &lo, &hi));
+  PetscCall(VecGetArrayWrite(v, &a));
+  for (PetscInt k = lo; k < hi; k++) a[k - lo] = PetscSinReal((PetscReal)(k * 7 + seed)) + 0.1 * (PetscReal)((k + seed) % 5);
+  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CheckVec(Vec u, Vec ref, const std::string &name, const std::string &op)
+{
+  Vec       w;
+  PetscReal nd, nr, rel = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(ref, &w));
+  PetscCall(VecWAXPY(w, -1.0, ref, u));
+  PetscCall(VecNorm(w, NORM_2, &nd));
+  PetscCall(VecNorm(ref, NORM_2, &nr));
+  PetscCall(VecDestroy(&w));
+  rel = nr > 0 ? nd / nr : nd;
+  PetscCall(Record(rel <= kTol, name, op, Fmt("relative difference %.3e", (double)rel)));
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert(A, diag) with PETSc errors returned, not printed. */
+PetscErrorCode TryConvert(Mat A, Mat *D, PetscErrorCode *ierr, std::string *msg)
+{
+  PetscFunctionBeginUser;
+  *D = NULL;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *ierr = MatConvert(A, MATDIAG, MAT_INITIAL_MATRIX, D);
+  PetscCall(PetscPopErrorHandler());
+  *msg = *ierr ? LastMessage() : "";
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestFile(const std::string &path)
+{
+  const std::string name = std::filesystem::path(path).stem().string();
+  Triplets          T;
+  PetscErrorCode    ierr;
+  Mat               A, D;
+  std::string       msg;
+  PetscInt          need, limit = 10000;
+  PetscBool         set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = ReadMatrixMarket(path, &T);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    msg             = LastMessage();
+    const bool good = msg.find("complex matrix") != std::string::npos && msg.find("real PETSc build") != std::string::npos;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s refused: %s\n", name.c_str(), msg.c_str()));
+    PetscCall(Record(good, name, "refused clearly (complex matrix in a real build)", msg));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BuildAIJ(T, &A));
+  PetscCall(MaxLocalDiagonals(T, &need));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_diag_max_diagonals", &limit, &set));
+
+  PetscCall(TryConvert(A, &D, &ierr, &msg));
+  if (ierr) {
+    const bool fair = need > limit && msg.find("-mat_diag_max_diagonals") != std::string::npos;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %6d x %-6d refused: needs %d diagonals on a process, limit %d: %s\n", name.c_str(), (int)T.M, (int)T.N, (int)need, (int)limit, msg.c_str()));
+    PetscCall(Record(fair, name, "MatConvert aij->diag", "refused: " + msg));
+    PetscCall(MatDestroy(&A));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(Record(need <= limit, name, "MatConvert aij->diag within the limit", Fmt("accepted %d diagonals with limit %d", (int)need, (int)limit)));
+
+  /* what diag made of it */
+  {
+    MatDiagStorage st;
+    PetscInt       nd, ndmax, ndsum;
+    MatInfo        info;
+    PetscReal      nnz = 0, nloc = (PetscReal)T.v.size();
+    PetscCall(MatDiagGetStorage(D, &st));
+    PetscCall(MatDiagGetDiagonals(D, &nd, NULL));
+    PetscCall(MPIU_Allreduce(&nd, &ndmax, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(&nd, &ndsum, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(&nloc, &nnz, 1, MPIU_REAL, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &info));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %6d x %-6d nnz %8.0f  storage %-3s  diagonals per process <= %5d (sum %6d)  stored %10.0f  fill %.4f\n", name.c_str(), (int)T.M, (int)T.N, (double)nnz,
+                          st == MAT_DIAG_STORAGE_CDM ? "CDM" : "HM", (int)ndmax, (int)ndsum, info.nz_used, info.nz_used > 0 ? nnz / info.nz_used : 1.0));
+  }
+
+  Vec x, y1, y2, xt, t1, t2, z;
+  PetscCall(MatCreateVecs(A, &x, &y1));
+  PetscCall(VecDuplicate(y1, &y2));
+  PetscCall(VecDuplicate(y1, &z));
+  PetscCall(VecDuplicate(y1, &xt));
+  PetscCall(VecDuplicate(x, &t1));
+  PetscCall(VecDuplicate(x, &t2));
+  PetscCall(FillVec(x, 1));
+  PetscCall(FillVec(xt, 2));
+  PetscCall(FillVec(z, 3));
+  PetscCall(MatMult(D, x, y1));
+  PetscCall(MatMult(A, x, y2));
+  PetscCall(CheckVec(y1, y2, name, "MatMult"));
+  PetscCall(MatMultAdd(D, x, z, y1));
+  PetscCall(MatMultAdd(A, x, z, y2));
+  PetscCall(CheckVec(y1, y2, name, "MatMultAdd"));
+  PetscCall(MatMultTranspose(D, xt, t1));
+  PetscCall(MatMultTranspose(A, xt, t2));
+  PetscCall(CheckVec(t1, t2, name, "MatMultTranspose"));
+  for (Vec *v : {&x, &y1, &y2, &z, &xt, &t1, &t2}) PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(&D));
+
+  /* the limit: one below what the matrix needs must be refused everywhere */
+  if (need > 1) {
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_diagonals", Fmt("%d", (int)need - 1).c_str()));
+    PetscCall(TryConvert(A, &D, &ierr, &msg));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_max_diagonals"));
+    if (set) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_diagonals", Fmt("%d", (int)limit).c_str()));
+    PetscCall(Record(ierr != 0 && msg.find("-mat_diag_max_diagonals") != std::string::npos, name, Fmt("refused with -mat_diag_max_diagonals %d", (int)need - 1), ierr ? msg : "accepted"));
+    PetscCall(MatDestroy(&D));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "MATDIAG on SuiteSparse matrices: test_suitesparse <folder of .mtx files>"));
+  PetscCall(MatDiagRegisterAll());
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
+  const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+  std::error_code   ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec)) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: SuiteSparse folder '%s' not found\n", dir.c_str()));
+    PetscCall(PetscFinalize());
+    return 77;
+  }
+  std::vector<std::string> files;
+  for (const auto &e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".mtx") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end()); /* every process in the same order */
+  for (const std::string &f : files) {
+    PetscErrorCode ierr = TestFile(f);
+    if (ierr) {
+      g_fail++;
+      (void)PetscPrintf(PETSC_COMM_SELF, "FAILED [%s]: PETSc error %d (rank %d)\n", f.c_str(), (int)ierr, g_rank);
+    }
+  }
+  int fails = g_fail, maxfails;
+  PetscCallMPI(MPI_Allreduce(&fails, &maxfails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d matrix files\n", (int)files.size()));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", g_pass, maxfails));
+  PetscCall(PetscFinalize());
+  return maxfails > 0 ? 1 : 0;
+}
