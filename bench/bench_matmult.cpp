@@ -77,19 +77,39 @@ PetscErrorCode AssembleStencil(DM da, Mat A, const Options &o)
 }
 
 struct Result {
-  double assembly = 0, mult = 0, norm = 0;
+  double assembly = 0, mult = 0, multt = 0, norm = 0, stored = 0;
 };
 
-PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result *r)
+/* Median time of one product (op 0: MatMult, 1: MatMultTranspose), synchronised. */
+PetscErrorCode Median(Mat A, Vec x, Vec y, int op, PetscInt reps, double *t)
 {
-  Mat                 A;
-  Vec                 y;
-  PetscLogDouble      t0, t1;
   PetscDeviceContext  dctx;
   std::vector<double> times;
+  PetscLogDouble      t0, t1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  for (PetscInt w = 0; w < 5; w++) PetscCall(op ? MatMultTranspose(A, x, y) : MatMult(A, x, y)); /* warm-up: copies, scatters, caches */
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  for (PetscInt rep = 0; rep < reps; rep++) {
+    PetscCall(PetscTime(&t0));
+    PetscCall(op ? MatMultTranspose(A, x, y) : MatMult(A, x, y));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+    PetscCall(PetscTime(&t1));
+    times.push_back(t1 - t0);
+  }
+  std::sort(times.begin(), times.end());
+  *t = times[times.size() / 2];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result *r)
+{
+  Mat            A;
+  Vec            y;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
   PetscCall(DMSetMatType(da, type));
   PetscCall(PetscTime(&t0));
   PetscCall(DMCreateMatrix(da, &A));
@@ -97,18 +117,14 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   PetscCall(PetscTime(&t1));
   r->assembly = t1 - t0;
   PetscCall(VecDuplicate(x, &y));
-  for (PetscInt w = 0; w < 5; w++) PetscCall(MatMult(A, x, y)); /* warm-up: copies, scatters, caches */
-  PetscCall(PetscDeviceContextSynchronize(dctx));
-  for (PetscInt rep = 0; rep < o.reps; rep++) {
-    PetscCall(PetscTime(&t0));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-    PetscCall(PetscTime(&t1));
-    times.push_back(t1 - t0);
-  }
-  std::sort(times.begin(), times.end());
-  r->mult = times[times.size() / 2];
+  PetscCall(Median(A, x, y, 1, o.reps, &r->multt));
+  PetscCall(Median(A, x, y, 0, o.reps, &r->mult));
   PetscCall(VecNorm(y, NORM_2, &r->norm));
+  {
+    MatInfo info;
+    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+    r->stored = info.nz_used;
+  }
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
@@ -158,19 +174,47 @@ int main(int argc, char **argv)
   PetscCall(DMCreateGlobalVector(da, &x));
   PetscCall(VecSetRandom(x, NULL));
   for (int t = 0; t < 2; t++) PetscCall(Measure(da, o.types[t], o, x, &res[t]));
+  /* the device's (or host's) copy bandwidth on the same vectors: bytes read + written */
+  double copy_time;
+  {
+    Vec                 y;
+    PetscDeviceContext  dctx;
+    std::vector<double> times;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(VecDuplicate(x, &y));
+    for (PetscInt rep = 0; rep < o.reps + 5; rep++) {
+      PetscLogDouble t0, t1;
+      PetscCall(PetscTime(&t0));
+      PetscCall(VecCopy(x, y));
+      PetscCall(PetscDeviceContextSynchronize(dctx));
+      PetscCall(PetscTime(&t1));
+      if (rep >= 5) times.push_back(t1 - t0);
+    }
+    std::sort(times.begin(), times.end());
+    copy_time = times[times.size() / 2];
+    PetscCall(VecDestroy(&y));
+  }
 
   const PetscInt npoints  = o.dim == 3 ? o.n * o.n * o.n : o.n * o.n;
   const int      points   = o.dim == 2 ? (o.box ? 9 : 5) : (o.box ? 27 : 7);
   const double   agree    = PetscAbsReal(res[0].norm - res[1].norm) / res[1].norm;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D %d-point %s coefficients, n=%" PetscInt_FMT " (%" PetscInt_FMT " rows), %d rank(s)\n", o.dim, points, coef, o.n, npoints, size));
-  for (int t = 0; t < 2; t++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s assembly %9.4f s   MatMult median %10.3f us\n", o.types[t], res[t].assembly, 1e6 * res[t].mult));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ratio %s/%s: MatMult %.2fx, assembly %.2fx   (|y| agree to %.1e)\n", o.types[1], o.types[0], res[1].mult / res[0].mult, res[1].assembly / res[0].assembly, agree));
+  for (int t = 0; t < 2; t++)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s assembly %9.4f s   MatMult median %10.3f us   MatMultTranspose median %10.3f us\n", o.types[t], res[t].assembly, 1e6 * res[t].mult, 1e6 * res[t].multt));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ratio %s/%s: MatMult %.2fx, MatMultTranspose %.2fx, assembly %.2fx   (|y| agree to %.1e)\n", o.types[1], o.types[0], res[1].mult / res[0].mult, res[1].multt / res[0].multt,
+                        res[1].assembly / res[0].assembly, agree));
   if (o.csv[0]) {
     FILE *f;
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, o.csv, "a", &f));
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%" PetscInt_FMT ",%d,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%d,%s,%.6e,%.6e,%s,%.6e,%.6e,%.3e\n", o.dim, points, coef, o.n, npoints, size, o.types[0], res[0].assembly, res[0].mult, o.types[1], res[1].assembly,
-                           res[1].mult, agree));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%" PetscInt_FMT ",%d,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%d,%s,%.6e,%.6e,%.6e,%s,%.6e,%.6e,%.6e,%.3e\n", o.dim, points, coef, o.n, npoints, size, o.types[0], res[0].assembly, res[0].mult,
+                           res[0].multt, o.types[1], res[1].assembly, res[1].mult, res[1].multt, agree));
     PetscCall(PetscFClose(PETSC_COMM_WORLD, f));
+  }
+  {
+    const double copy_bw = 16.0 * (double)npoints / copy_time;
+    const double diag_bytes = 8.0 * (res[0].stored + 2.0 * (double)npoints); /* values + x + y once each */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  copy bandwidth %.1f GB/s; %s MatMult moves %.3g MB (values + x + y) at %.1f GB/s = %.0f%% of copy\n", 1e-9 * copy_bw, o.types[0], 1e-6 * diag_bytes, 1e-9 * diag_bytes / res[0].mult,
+                          100.0 * diag_bytes / res[0].mult / copy_bw));
   }
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
   PetscCall(VecDestroy(&x));

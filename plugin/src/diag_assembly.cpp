@@ -47,6 +47,7 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
 
   PetscFunctionBegin;
   if (!A->preallocated) PetscCall(MatSetUp(A));
+  MatDiagValuesChanged(a);
   for (PetscInt r = 0; r < m; r++) {
     const PetscInt i = rows[r];
     if (i < 0) continue;
@@ -214,6 +215,7 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     a->cdm = Cdm();
   }
   a->scheme            = want;
+  MatDiagValuesChanged(a);
   a->last_k            = 0;
   a->structure_changed = PETSC_TRUE;
   a->ghost_valid       = PETSC_FALSE;
@@ -250,6 +252,7 @@ PetscErrorCode MatZeroEntries_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  MatDiagValuesChanged(a);
   std::fill(a->hm.val.begin(), a->hm.val.end(), 0.0);
   std::fill(a->cdm.val.begin(), a->cdm.val.end(), 0.0);
   for (auto &kv : a->staged) std::fill(kv.second.begin(), kv.second.end(), 0.0);
@@ -311,6 +314,7 @@ PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mod
 
   PetscFunctionBegin;
   if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots(A));
+  MatDiagValuesChanged(a);
   if (mode == INSERT_VALUES) PetscCall(MatZeroEntries_Diag(A));
   PetscScalar *val = a->values();
   DiagCallKernel(pdiag::scatter_add(val, a->coo_slot.data(), v, (Index)a->coo_slot.size()));

@@ -85,6 +85,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   b->col_begin         = a->col_begin;
   b->col_end           = a->col_end;
   b->structure_changed = PETSC_FALSE;
+  MatDiagValuesChanged(b);
   PetscCall(MatDiagGhostDestroy_Private(b));
   B->preallocated = PETSC_TRUE;
   B->nonzerostate++;
@@ -213,7 +214,9 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(&loc[0], &maxd, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diag storage: %s, diagonals per process: at most %.0f (%.0f in all)\n", a->scheme == pdiag::Scheme::HM ? "HM" : "CDM", maxd, glob[0]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  stored entries: %.0f, nonzeros: %.0f, fill (nonzeros / stored): %.4f\n", glob[1], glob[2], glob[1] > 0 ? glob[2] / glob[1] : 1.0));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  bytes on host: %.0f, on device: 0\n", glob[3]));
+    double dev = (double)(a->dev.val_cap * sizeof(PetscScalar) + a->dev.meta_cap * sizeof(Index)), devsum;
+    PetscCall(MPIU_Allreduce(&dev, &devsum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  bytes on host: %.0f, on device: %.0f\n", glob[3], devsum));
     PetscFunctionReturn(0);
   }
   if (ascii && format == PETSC_VIEWER_ASCII_FACTOR_INFO) PetscFunctionReturn(0);

@@ -59,6 +59,7 @@ PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
   PetscCall(MatDiagCheckCount_Private(A, hm.ndiag()));
   a->hm     = std::move(hm);
   a->cdm    = Cdm();
+  MatDiagValuesChanged(a);
   a->scheme = pdiag::Scheme::HM;
   a->staged.clear();
   a->last_k            = 0;
@@ -334,6 +335,7 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCall(MatDiagDeviceFree_Private(a));
   delete a;
   A->data = nullptr;
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
@@ -381,6 +383,9 @@ static PetscErrorCode MatCreate_SeqDiag(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate_Diag_Named(A, MATSEQDIAG));
+#if defined(PDIAG_PETSC_CUDA)
+  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_FALSE));
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -397,8 +402,38 @@ static PetscErrorCode MatCreate_MPIDiag(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate_Diag_Named(A, MATMPIDIAG));
+#if defined(PDIAG_PETSC_CUDA)
+  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_FALSE));
+#endif
   PetscFunctionReturn(0);
 }
+
+#if defined(PDIAG_PETSC_CUDA)
+/*MC
+   MATDIAGCUDA - "diagcuda" - `MATDIAG` whose `MatCreateVecs()` hands out CUDA vectors, so
+   products run on the GPU; resolves to "seqdiagcuda" or "mpidiagcuda". A `MATDIAG` matrix
+   multiplied with CUDA vectors runs on the GPU too; `MatBindToCPU()` keeps either on the host.
+
+   Level: beginner
+
+.seealso: `MATDIAG`
+M*/
+static PetscErrorCode MatCreate_SeqDiagCUDA(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_Diag_Named(A, MATSEQDIAGCUDA));
+  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_Diag_Named(A, MATMPIDIAGCUDA));
+  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+#endif
 
 /*@C
    MatDiagRegisterAll - Registers the `MATDIAG` types with PETSc (idempotent)
@@ -424,6 +459,11 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
+#if defined(PDIAG_PETSC_CUDA)
+  PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
+  PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));
+  PetscCall(MatRegisterRootName(MATDIAGCUDA, MATSEQDIAGCUDA, MATMPIDIAGCUDA));
+#endif
   PetscFunctionReturn(0);
 }
 

@@ -44,6 +44,19 @@ struct DiagGhost {
   std::vector<Index> shift_lo, shift_hi; /* boundary rows below / above the interior */
 };
 
+/* The device copy (CUDA builds): one Index array of metadata (offsets,
+   starts, the four shift blocks) and the values; the mask says which copy
+   is current. Unused in CPU builds. */
+struct DiagDevice {
+  PetscOffloadMask mask = PETSC_OFFLOAD_UNALLOCATED;
+  Index           *meta = nullptr;
+  PetscScalar     *val  = nullptr;
+  std::size_t      meta_cap = 0, val_cap = 0;
+  Index            nd = 0, nslot = 0;
+  bool             hm = true;
+  Vec              work = nullptr, tr_work = nullptr; /* device ghost vectors (MPI) */
+};
+
 struct Mat_Diag {
   /* user choices */
   MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
@@ -71,6 +84,8 @@ struct Mat_Diag {
   VecScatter         tr_scatter = nullptr;
   std::vector<Index> tr_shift;
   PetscBool          ghost_valid = PETSC_FALSE;
+
+  DiagDevice dev;
 
   /* MatGetRow buffers */
   std::vector<PetscInt>    row_cols;
@@ -112,6 +127,37 @@ PETSC_INTERN PetscErrorCode MatZeroEntries_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_Diag(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSetValuesCOO_Diag(Mat, const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
+
+/* diag_device.cpp (CUDA builds; inline no-ops otherwise) */
+#if defined(PDIAG_PETSC_CUDA)
+PETSC_INTERN PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *);
+PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec);
+PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatDiagDeviceCreate_Private(Mat, PetscBool);
+#else
+static inline PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *)
+{
+  return 0;
+}
+static inline PetscBool MatDiagUseDevice_Private(Mat, Vec)
+{
+  return PETSC_FALSE;
+}
+static inline PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec)
+{
+  return PETSC_ERR_SUP;
+}
+#endif
+/* The host values changed: the device copy, if any, must be uploaded again. */
+static inline void MatDiagValuesChanged(Mat_Diag *a)
+{
+  if (a->dev.mask != PETSC_OFFLOAD_UNALLOCATED) a->dev.mask = PETSC_OFFLOAD_CPU;
+}
 
 /* diag_mult.cpp */
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);

@@ -92,6 +92,9 @@ PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
   PetscCall(VecScatterDestroy(&a->ghost.scatter));
   PetscCall(VecDestroy(&a->tr_work));
   PetscCall(VecScatterDestroy(&a->tr_scatter));
+  PetscCall(VecDestroy(&a->dev.work));
+  PetscCall(VecDestroy(&a->dev.tr_work));
+  MatDiagValuesChanged(a); /* the shifts change with the ghost layout */
   a->ghost_valid = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -193,6 +196,10 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->rmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (MatDiagUseDevice_Private(A, x)) {
+    PetscCall(MatMultKernel_DiagCUDA(A, x, z, y));
+    PetscFunctionReturn(0);
+  }
   if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(x, &xa));
   if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
@@ -243,6 +250,10 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (MatDiagUseDevice_Private(A, x)) {
+    PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecGetArrayRead(x, &xa));
   if (size == 1) {
     const PetscScalar *za = NULL;

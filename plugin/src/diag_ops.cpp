@@ -77,6 +77,7 @@ static PetscErrorCode MatDiagonalScale_Diag(Mat A, Vec l, Vec r)
   const Index       *shift = NULL;
 
   PetscFunctionBegin;
+  MatDiagValuesChanged(a);
   if (l) PetscCall(VecGetArrayRead(l, &la));
   if (r) PetscCall(MatDiagGatherColumns_Private(A, r, &ra, &shift));
   if (a->scheme == pdiag::Scheme::HM) pdiag::hm_diagonal_scale(a->hm.view(), la, ra, shift);
@@ -91,6 +92,7 @@ static PetscErrorCode MatScale_Diag(Mat A, PetscScalar alpha)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  MatDiagValuesChanged(a);
   pdiag::scale_values(a->values(), a->nstored(), alpha);
   PetscCall(PetscLogFlops((PetscLogDouble)a->nstored()));
   PetscFunctionReturn(0);
@@ -101,6 +103,7 @@ static PetscErrorCode MatShift_Diag(Mat A, PetscScalar alpha)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  MatDiagValuesChanged(a);
   PetscCall(MatDiagEnsureMainDiagonal(A));
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::add_to_diagonal(v, (const PetscScalar *)NULL, alpha, false); }));
   PetscCall(MatDiagSyncStructure_Private(A));
@@ -114,6 +117,7 @@ static PetscErrorCode MatDiagonalSet_Diag(Mat A, Vec D, InsertMode mode)
 
   PetscFunctionBegin;
   PetscCall(MatDiagEnsureMainDiagonal(A));
+  MatDiagValuesChanged(a);
   PetscCall(VecGetArrayRead(D, &d));
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::add_to_diagonal(v, d, (PetscScalar)1.0, mode == INSERT_VALUES); }));
   PetscCall(VecRestoreArrayRead(D, &d));
@@ -146,6 +150,7 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
       DiagCallKernel(grown = pdiag::hm_regrid(y->hm, offs));
       PetscCall(MatDiagReplaceStorage_Private(Y, std::move(grown)));
     }
+    MatDiagValuesChanged(y);
     DiagCallKernel(pdiag::axpy(y->hm.view(), alpha, x->hm.view()));
   } else {
     std::vector<Index> koffs = y->cdm.koffsets;
@@ -159,6 +164,7 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
       y->ghost_valid = PETSC_FALSE;
       Y->nonzerostate++;
     }
+    MatDiagValuesChanged(y);
     DiagCallKernel(pdiag::axpy(y->cdm.view(), alpha, x->cdm.view()));
   }
   PetscCall(MatDiagSyncStructure_Private(Y));
@@ -281,6 +287,7 @@ static PetscErrorCode MatZeroRowsLocal_Diag(Mat A, PetscInt nloc, const PetscInt
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCall(VecRestoreArray(b, &ba));
   }
+  MatDiagValuesChanged(a);
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::zero_rows(v, rows.data(), (Index)nloc, diag, missing); }));
   if (missing) {
     PetscCall(MatDiagEnsureMainDiagonal(A));
@@ -344,6 +351,7 @@ static PetscErrorCode MatZeroRowsColumns_Diag(Mat A, PetscInt n, const PetscInt 
   for (PetscInt r = 0; r < nloc; r++) mine[r] = A->rmap->rstart + lrows[r];
   PetscCallMPI(MPI_Allgatherv(mine.data(), nl, MPIU_INT, all.data(), counts.data(), displs.data(), MPIU_INT, PetscObjectComm((PetscObject)A)));
   std::vector<Index> cols(all.begin(), all.end());
+  MatDiagValuesChanged(a);
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::zero_columns(v, cols.data(), (Index)cols.size()); }));
   PetscCall(MatZeroRowsLocal_Diag(A, nloc, lrows, diag, x, b));
   PetscCall(PetscFree(lrows));

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine from the staged .gpu/ folder: every CUDA kernel
-# test, then the same tests under compute-sanitizer memcheck and racecheck.
-# Logs go to $OUT. Prints a summary table last.
+# Runs on the GPU machine from the staged .gpu/ folder. Sections (default:
+# all): kernels (CUDA kernel tests), sanitize (the same under compute-
+# sanitizer memcheck and racecheck), plugin (test_gpu on 1 and 2 ranks),
+# tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag), bench
+# (bench_matmult tables, CSV in $OUT/bench.csv). Logs under $OUT; a summary
+# table is printed last.
 cd "$(dirname "$0")"
 source ./device-env.sh
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+sections=${*:-kernels sanitize plugin tutorials bench}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 summary=()
 run() { # name, command...
@@ -17,15 +21,45 @@ run() { # name, command...
   local last=$(tail -n 1 "$OUT/$name.log" | sed 's/\x1b\[[0-9;]*m//g' | cut -c1-70)
   summary+=("$(printf '%-44s rc=%-3s %7.1fs  %s' "$name" "$rc" "$(awk "BEGIN{print ($t1 - $t0)/1e9}")" "$last")")
 }
-for t in bin/test_*cuda*; do
-  n=$(basename "$t")
-  run "$n" "$t" --log_level=test_suite
-  run "$n.memcheck" compute-sanitizer --tool memcheck --error-exitcode 1 "$t"
-  run "$n.racecheck" compute-sanitizer --tool racecheck --error-exitcode 1 "$t"
-done
-# The plugin and a solver against the CUDA PETSc (host matrices, CUDA build).
-if [ -x bin/poisson ]; then
-  run poisson.diag.np1 bin/poisson -dm_mat_type diag
-  run poisson.diag.np2 mpiexec -n 2 bin/poisson -dm_mat_type diag
+has() { [[ " $sections " == *" $1 "* ]]; }
+if has kernels; then
+  for t in bin/test_*cuda*; do run "$(basename "$t")" "$t"; done
+fi
+if has sanitize; then
+  for t in bin/test_*cuda*; do
+    n=$(basename "$t")
+    run "$n.memcheck" compute-sanitizer --tool memcheck --error-exitcode 1 "$t"
+    run "$n.racecheck" compute-sanitizer --tool racecheck --error-exitcode 1 "$t"
+  done
+fi
+if has plugin; then
+  run test_gpu.np1 mpiexec -n 1 bin/test_gpu
+  run test_gpu.np2 mpiexec -n 2 bin/test_gpu
+fi
+if has tutorials; then
+  K="-ksp_converged_reason -ksp_monitor -ksp_norm_type unpreconditioned"
+  for np in 1 2; do
+    run tut.ex45.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex45 --common "-ksp_type cg -pc_type jacobi $K" \
+      --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
+    run tut.ex50.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex50 --common "-da_grid_x 64 -da_grid_y 64 -ksp_type cg -pc_type jacobi $K" \
+      --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
+    run tut.ex2.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex2 --common "-m 40 -n 37 -ksp_type gmres -pc_type jacobi $K" \
+      --ref "-mat_type aijcusparse -vec_type cuda" --diag "-mat_type diag -vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
+    run tut.ex2cheb.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex2 --common "-m 40 -n 37 -ksp_type chebyshev -pc_type jacobi -ksp_max_it 50 $K" \
+      --ref "-mat_type aijcusparse -vec_type cuda" --diag "-mat_type diagcuda -dll_append $PWD/lib/libpetscdiag.so"
+    run tut.ex5.np$np python3 compare.py --np $np --exe bin/tut_snes_ex5 --atol 1e-10 --common "-da_grid_x 32 -da_grid_y 32 -snes_monitor -snes_converged_reason -ksp_converged_reason -ksp_rtol 1e-9 -pc_type jacobi" \
+      --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
+  done
+fi
+if has bench; then
+  B="bin/bench_matmult -dm_vec_type cuda -types diag,aijcusparse -csv $OUT/bench.csv -reps 50"
+  echo "dim,points,coef,n,rows,ranks,ours,asm_s,mult_s,multt_s,peer,peer_asm_s,peer_mult_s,peer_multt_s,agree" > "$OUT/bench.csv"
+  for n in 64 128 256; do run bench.3d7.random.n$n $B -n $n; done
+  run bench.3d7.constant.n256 $B -n 256 -coef constant
+  run bench.3d7.random.n256.cdm $B -n 256 -mat_diag_storage cdm
+  run bench.3d27.random.n160 $B -n 160 -stencil box
+  run bench.2d5.random.n4096 $B -dim 2 -n 4096
+  run bench.2d9.random.n4096 $B -dim 2 -n 4096 -stencil box
+  grep -h -A4 "rank(s)" "$OUT"/bench.*.log > "$OUT/bench-tables.txt"
 fi
 printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"

@@ -1,0 +1,237 @@
+/* The GPU side of MATDIAG (built only against a CUDA-enabled PETSc).
+
+   -mat_type diag computes where the vectors live: a product whose vectors
+   are CUDA vectors runs the CUDA kernels of kernels/src on PETSc's default
+   stream, others the CPU kernels. The host storage is the master copy: it is
+   uploaded once after assembly (or any host change of values) and then kept,
+   so a Krylov solve with CUDA vectors copies nothing per iteration. The
+   diagcuda types (seqdiagcuda, mpidiagcuda) are the same matrices whose
+   MatCreateVecs() hands out CUDA vectors. */
+#include "diag_impl.hpp"
+
+#if defined(PDIAG_PETSC_CUDA)
+#include <petscdevice_cuda.h>
+
+#include "pdiag/cuda.hpp"
+
+#define DiagCallCUDA(...) \
+  do { \
+    const cudaError_t e_ = (__VA_ARGS__); \
+    PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+  } while (0)
+
+/* Frees the device copy (its mask says nothing is there). */
+PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
+{
+  DiagDevice &d = a->dev;
+
+  PetscFunctionBegin;
+  for (void *p : {(void *)d.meta, (void *)d.val}) {
+    if (p) DiagCallCUDA(cudaFree(p));
+  }
+  d.meta = nullptr;
+  d.val  = nullptr;
+  d.meta_cap = d.val_cap = 0;
+  PetscCall(VecDestroy(&d.work));
+  PetscCall(VecDestroy(&d.tr_work));
+  d.mask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscFunctionReturn(0);
+}
+
+/* Whether a product with these vectors runs on the GPU. */
+PetscBool MatDiagUseDevice_Private(Mat A, Vec x)
+{
+  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
+
+  if (A->boundtocpu) return PETSC_FALSE;
+  if (PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
+  if (!cuda || VecBoundToCPU(x, &bound)) return PETSC_FALSE;
+  return bound ? PETSC_FALSE : PETSC_TRUE;
+}
+
+/* Copies values, diagonal metadata and shifts to the device when the host
+   copy is newer. Metadata layout in one Index array: offsets (or compact
+   offsets) | starts (HM) | shift_local | shift_lo | shift_hi | tr_shift. */
+static PetscErrorCode MatDiagDeviceUpload(Mat A)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = a->dev;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  const bool                hm    = a->scheme == pdiag::Scheme::HM;
+  const std::vector<Index> &offs  = hm ? a->hm.offsets : a->cdm.koffsets;
+  const std::size_t         nd    = offs.size();
+  const std::size_t         nslot = a->shift_local.size();
+  const std::size_t         nmeta = nd + (hm ? nd + 1 : 0) + 4 * nslot;
+  const std::size_t         nval  = (std::size_t)a->nstored();
+  std::vector<Index>        meta;
+  meta.reserve(nmeta);
+  meta.insert(meta.end(), offs.begin(), offs.end());
+  if (hm) meta.insert(meta.end(), a->hm.start.begin(), a->hm.start.end());
+  for (const std::vector<Index> *s : {&a->shift_local, &a->ghost.shift_lo, &a->ghost.shift_hi, &a->tr_shift}) {
+    std::vector<Index> padded(*s);
+    padded.resize(nslot, 0);
+    meta.insert(meta.end(), padded.begin(), padded.end());
+  }
+  if (nmeta > d.meta_cap) {
+    if (d.meta) DiagCallCUDA(cudaFree(d.meta));
+    DiagCallCUDA(cudaMalloc((void **)&d.meta, std::max<std::size_t>(1, nmeta) * sizeof(Index)));
+    d.meta_cap = nmeta;
+  }
+  if (nval > d.val_cap) {
+    if (d.val) DiagCallCUDA(cudaFree(d.val));
+    DiagCallCUDA(cudaMalloc((void **)&d.val, std::max<std::size_t>(1, nval) * sizeof(PetscScalar)));
+    d.val_cap = nval;
+  }
+  if (nmeta) DiagCallCUDA(cudaMemcpy(d.meta, meta.data(), nmeta * sizeof(Index), cudaMemcpyHostToDevice));
+  if (nval) DiagCallCUDA(cudaMemcpy(d.val, a->values(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index) + nval * sizeof(PetscScalar))));
+  d.nd    = (Index)nd;
+  d.nslot = (Index)nslot;
+  d.hm    = hm;
+  /* ghost work vectors on the device, with the layouts of the host ones */
+  if (size > 1 && !d.work) {
+    PetscInt nw, nt;
+    PetscCall(VecGetLocalSize(a->ghost.work, &nw));
+    PetscCall(VecGetLocalSize(a->tr_work, &nt));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nw, &d.work));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nt, &d.tr_work));
+  }
+  d.mask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(0);
+}
+
+/* Device pointers of the metadata blocks. */
+static inline const Index *DevOffsets(const DiagDevice &d) { return d.meta; }
+static inline const Index *DevStart(const DiagDevice &d) { return d.hm ? d.meta + d.nd : nullptr; }
+static inline const Index *DevShift(const DiagDevice &d, int which) { return d.meta + d.nd + (d.hm ? d.nd + 1 : 0) + which * d.nslot; }
+
+/* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift block `which`. */
+static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi)
+{
+  const DiagDevice &d = a->dev;
+
+  PetscFunctionBegin;
+  if (lo >= hi) PetscFunctionReturn(0);
+  if (d.hm) {
+    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), DevStart(d), d.val};
+    DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+  } else {
+    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), d.val};
+    DiagCallCUDA(pdiag::cuda::cdm_spmv(v, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const PetscScalar *xd, *zd = NULL, *wd;
+  PetscScalar       *yd;
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatDiagDeviceUpload(A));
+  if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
+  if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
+  else PetscCall(VecCUDAGetArrayWrite(y, &yd));
+  if (z == y) zd = yd;
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+  if (size > 1) {
+    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecCUDAGetArrayRead(a->dev.work, &wd));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib));
+    PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
+  }
+  if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
+  if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
+  else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const DiagDevice  &d = a->dev;
+  const PetscScalar *xd, *zd = NULL;
+  PetscScalar       *yd;
+  PetscMPIInt        size;
+  Index              ny;
+  Vec                out;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatDiagDeviceUpload(A));
+  /* sequentially the product lands in y (and reads z); under MPI in the work vector */
+  out = size > 1 ? d.tr_work : y;
+  {
+    PetscInt n;
+    PetscCall(VecGetLocalSize(out, &n));
+    ny = n;
+  }
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  if (size == 1 && z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
+  if (size == 1 && z == y) PetscCall(VecCUDAGetArray(y, &yd));
+  else PetscCall(VecCUDAGetArrayWrite(out, &yd));
+  if (size == 1 && z == y) zd = yd;
+  const Index *shift = size > 1 ? DevShift(d, 3) : NULL;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (d.hm) {
+    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), DevStart(d), d.val};
+    DiagCallCUDA(pdiag::cuda::hm_spmv_t(v, xd, yd, ny, zd, shift, PetscDefaultCudaStream));
+  } else {
+    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), d.val};
+    DiagCallCUDA(pdiag::cuda::cdm_spmv_t(v, xd, yd, ny, zd, shift, PetscDefaultCudaStream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+  if (size == 1 && z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
+  if (size == 1 && z == y) PetscCall(VecCUDARestoreArray(y, &yd));
+  else PetscCall(VecCUDARestoreArrayWrite(out, &yd));
+  if (size > 1) {
+    if (z) {
+      if (z != y) PetscCall(VecCopy(z, y));
+    } else PetscCall(VecSet(y, 0.0));
+    PetscCall(VecScatterBegin(a->tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(a->tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+  }
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+/* MatBindToCPU: products then run on the host whatever the vectors. */
+static PetscErrorCode MatBindToCPU_Diag(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  A->boundtocpu = flg;
+  PetscFunctionReturn(0);
+}
+
+/* Device set-up of a new matrix: products may use the GPU; diagcuda types
+   also hand out CUDA vectors. */
+PetscErrorCode MatDiagDeviceCreate_Private(Mat A, PetscBool cuda_vectors)
+{
+  PetscFunctionBegin;
+  A->boundtocpu      = PETSC_FALSE;
+  A->ops->bindtocpu  = MatBindToCPU_Diag;
+  if (cuda_vectors) {
+    PetscCall(PetscFree(A->defaultvectype));
+    PetscCall(PetscStrallocpy(VECCUDA, &A->defaultvectype));
+  }
+  PetscFunctionReturn(0);
+}
+
+#endif

@@ -1,0 +1,255 @@
+/* GPU paths of MATDIAG: the same matrix multiplied with host vectors (CPU
+   kernels) and with CUDA vectors (GPU kernels) must agree to 1e-12; the
+   diagcuda types hand out CUDA vectors; a KSP solve with CUDA vectors makes
+   no host-device copies per iteration (the copy counts of KSPSolve are the
+   same for 10 and 40 iterations). Without a CUDA device: prints SKIPPED and
+   returns 77. Ends with the line "N passed, M failed". */
+#include <petscdiag.h>
+#include <petscdmda.h>
+#include <petscksp.h>
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+int passed = 0, failed = 0;
+
+void Check(bool ok, const std::string &what)
+{
+  if (ok) passed++;
+  else {
+    failed++;
+    PetscPrintf(PETSC_COMM_WORLD, "FAILED: %s\n", what.c_str());
+  }
+}
+
+PetscReal RelDiff(Vec a, Vec b)
+{
+  Vec       d;
+  PetscReal nd, nb;
+  VecDuplicate(a, &d);
+  VecWAXPY(d, -1.0, a, b);
+  VecNorm(d, NORM_2, &nd);
+  VecNorm(b, NORM_2, &nb);
+  VecDestroy(&d);
+  return nb > 0 ? nd / nb : nd;
+}
+
+/* Copies of v with the given vector type (host or CUDA). */
+PetscErrorCode Retyped(Vec v, VecType type, Vec *w)
+{
+  PetscInt n, N;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetSize(v, &N));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)v), w));
+  PetscCall(VecSetSizes(*w, n, N));
+  PetscCall(VecSetType(*w, type));
+  PetscCall(VecCopy(v, *w));
+  PetscFunctionReturn(0);
+}
+
+/* MatMult, MatMultAdd (also y == z), MatMultTranspose, MatMultTransposeAdd: host vs CUDA vectors. */
+PetscErrorCode CompareProducts(Mat A, const std::string &name)
+{
+  Vec       xh, yh, zh, xth, yth, zth, xd, yd, zd, xtd, ytd, ztd;
+  PetscReal e;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &xh, &yh));
+  PetscCall(VecSetType(xh, VECSTANDARD));
+  PetscCall(VecSetType(yh, VECSTANDARD));
+  PetscCall(VecSetRandom(xh, NULL));
+  PetscCall(VecDuplicate(yh, &zh));
+  PetscCall(VecSetRandom(zh, NULL));
+  PetscCall(VecDuplicate(yh, &xth));
+  PetscCall(VecSetRandom(xth, NULL));
+  PetscCall(VecDuplicate(xh, &yth));
+  PetscCall(VecDuplicate(xh, &zth));
+  PetscCall(VecSetRandom(zth, NULL));
+  PetscCall(Retyped(xh, VECCUDA, &xd));
+  PetscCall(Retyped(zh, VECCUDA, &zd));
+  PetscCall(Retyped(zh, VECCUDA, &yd));
+  PetscCall(Retyped(xth, VECCUDA, &xtd));
+  PetscCall(Retyped(zth, VECCUDA, &ztd));
+  PetscCall(Retyped(zth, VECCUDA, &ytd));
+  for (int rep = 0; rep < 2; rep++) { /* the second round reuses the device copy */
+    PetscCall(MatMult(A, xh, yh));
+    PetscCall(MatMult(A, xd, yd));
+    e = RelDiff(yd, yh);
+    Check(e <= 1e-12, name + " MatMult " + std::to_string(e));
+    PetscCall(MatMultAdd(A, xh, zh, yh));
+    PetscCall(MatMultAdd(A, xd, zd, yd));
+    e = RelDiff(yd, yh);
+    Check(e <= 1e-12, name + " MatMultAdd " + std::to_string(e));
+    PetscCall(VecCopy(zh, yh));
+    PetscCall(VecCopy(zd, yd));
+    PetscCall(MatMultAdd(A, xh, yh, yh));
+    PetscCall(MatMultAdd(A, xd, yd, yd));
+    e = RelDiff(yd, yh);
+    Check(e <= 1e-12, name + " MatMultAdd y==z " + std::to_string(e));
+    PetscCall(MatMultTranspose(A, xth, yth));
+    PetscCall(MatMultTranspose(A, xtd, ytd));
+    e = RelDiff(ytd, yth);
+    Check(e <= 1e-12, name + " MatMultTranspose " + std::to_string(e));
+    PetscCall(MatMultTransposeAdd(A, xth, zth, yth));
+    PetscCall(MatMultTransposeAdd(A, xtd, ztd, ytd));
+    e = RelDiff(ytd, yth);
+    Check(e <= 1e-12, name + " MatMultTransposeAdd " + std::to_string(e));
+    if (rep == 0) { /* change values on the host: the device copy must follow */
+      PetscCall(MatScale(A, 0.5));
+      PetscCall(MatShift(A, 2.0));
+    }
+  }
+  /* bound to the CPU: CUDA vectors, host kernels, same result */
+  PetscCall(MatBindToCPU(A, PETSC_TRUE));
+  PetscCall(MatMult(A, xd, yd));
+  PetscCall(MatMult(A, xh, yh));
+  Check(RelDiff(yd, yh) <= 1e-12, name + " MatMult bound to CPU");
+  PetscCall(MatBindToCPU(A, PETSC_FALSE));
+  for (Vec *v : {&xh, &yh, &zh, &xth, &yth, &zth, &xd, &yd, &zd, &xtd, &ytd, &ztd}) PetscCall(VecDestroy(v));
+  PetscFunctionReturn(0);
+}
+
+/* A random matrix on the given diagonals, assembled from every rank's rows. */
+PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType type, MatDiagStorage st, Mat *A)
+{
+  PetscInt   rs, re;
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatDiagSetStorage(*A, st));
+  PetscCall(MatSetUp(*A));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++)
+    for (PetscInt d : offs) {
+      PetscScalar v;
+      if (i + d < 0 || i + d >= n) continue;
+      PetscCall(PetscRandomGetValue(rnd, &v));
+      PetscInt j = i + d;
+      PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
+    }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* Host<->device copies during KSPSolve (CG + Jacobi, fixed iteration count). */
+PetscErrorCode SolveCopies(DM da, PetscInt its, PetscLogDouble *copies)
+{
+  Mat                A;
+  Vec                x, b;
+  KSP                ksp;
+  PC                 pc;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  PetscLogStage      stage;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateMatrix(da, &A));
+  {
+    DMDALocalInfo li;
+    PetscCall(DMDAGetLocalInfo(da, &li));
+    for (PetscInt k = li.zs; k < li.zs + li.zm; k++)
+      for (PetscInt j = li.ys; j < li.ys + li.ym; j++)
+        for (PetscInt i = li.xs; i < li.xs + li.xm; i++) {
+          MatStencil  row = {k, j, i, 0}, col[7];
+          PetscScalar v[7];
+          PetscInt    n = 0;
+          col[n] = row;
+          v[n++] = 6.5;
+          const PetscInt d[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+          for (auto &o : d) {
+            const PetscInt ii = i + o[0], jj = j + o[1], kk = k + o[2];
+            if (ii < 0 || jj < 0 || kk < 0 || ii >= li.mx || jj >= li.my || kk >= li.mz) continue;
+            col[n] = {kk, jj, ii, 0};
+            v[n++] = -1.0;
+          }
+          PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
+        }
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
+  PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(KSPSolve(ksp, b, x)); /* first solve: uploads */
+  PetscCall(PetscLogStageRegister(its == 10 ? "solve10" : "solve40", &stage));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscLogEventGetId("KSPSolve", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(stage, ev, &info));
+  *copies = info.CpuToGpuCount + info.GpuToCpuCount;
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    printf("test_gpu: SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(MatDiagRegisterAll());
+  for (MatType type : {MATDIAG, MATDIAGCUDA})
+    for (MatDiagStorage st : {MAT_DIAG_STORAGE_HM, MAT_DIAG_STORAGE_CDM})
+      for (PetscInt n : {1, 17, 1000}) {
+        for (const std::vector<PetscInt> &offs : std::vector<std::vector<PetscInt>>{{0}, {-1, 0, 1}, {-(n - 1), -3, 0, 2, n - 1}, {-7, -1, 1, 5, 9}}) {
+          Mat A;
+          PetscCall(RandomDiag(n, offs, type, st, &A));
+          PetscCall(CompareProducts(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
+          if (std::string(type) == MATDIAGCUDA) {
+            Vec x;
+            PetscBool cuda;
+            PetscCall(MatCreateVecs(A, &x, NULL));
+            PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+            Check(cuda, "diagcuda MatCreateVecs gives CUDA vectors");
+            PetscCall(VecDestroy(&x));
+          }
+          PetscCall(MatDestroy(&A));
+        }
+      }
+  {
+    DM             da;
+    PetscLogDouble c10, c40;
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 24, 24, 24, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+    PetscCall(DMSetMatType(da, MATDIAG));
+    PetscCall(DMSetVecType(da, VECCUDA));
+    PetscCall(DMSetUp(da));
+    PetscCall(SolveCopies(da, 10, &c10));
+    PetscCall(SolveCopies(da, 40, &c40));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolve host<->device copies: %g for 10 iterations, %g for 40\n", c10, c40));
+    Check(c10 == c40, "no host-device copies per CG iteration");
+    PetscCall(DMDestroy(&da));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", passed, failed));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}
