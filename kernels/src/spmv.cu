@@ -12,9 +12,9 @@
 //  - the sum is kept in a register and y is written once; z is read by the
 //    same thread before y is written, so y may alias z;
 //  - transposes are in gather form (each output position p loops over the
-//    diagonals and picks the one entry of each that lands on p): no atomics,
-//    and the summation order per output equals the CPU reference's
-//    (z first, then diagonals in storage order), hence deterministic;
+//    diagonals and picks the one entry of each that lands on p): no atomics;
+//  - every output is summed in a fixed order (z first, then the diagonals
+//    in storage order), so results are deterministic run to run;
 //  - the grid is capped at kMaxBlocks and blocks stride over the remaining
 //    tiles, so the grid size never overflows however many rows there are.
 #include "pdiag/cuda.hpp"
@@ -224,8 +224,8 @@ bool row_range(Index m, Index row_lo, Index& row_hi) {
 }  // namespace
 
 template <class T>
-cudaError_t hm_spmv(const HmView<const T>& A, const T* x, T* y, const T* z, const Index* shift, Index row_lo,
-                    Index row_hi, cudaStream_t stream) {
+cudaError_t hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z, const Index* shift,
+                    Index row_lo, Index row_hi, cudaStream_t stream) {
   if (row_lo < 0) return cudaErrorInvalidValue;
   if (!row_range(A.layout.nrows, row_lo, row_hi)) return cudaSuccess;
   hm_spmv_kernel<T><<<grid_for(row_hi - row_lo), kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
@@ -233,16 +233,16 @@ cudaError_t hm_spmv(const HmView<const T>& A, const T* x, T* y, const T* z, cons
 }
 
 template <class T>
-cudaError_t hm_spmv_t(const HmView<const T>& A, const T* x, T* y, Index ny, const T* z, const Index* shift,
-                      cudaStream_t stream) {
+cudaError_t hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z,
+                      const Index* shift, cudaStream_t stream) {
   if (ny <= 0) return cudaSuccess;
   hm_spmv_t_kernel<T><<<grid_for(ny), kBlock, 0, stream>>>(A, x, y, ny, z, shift);
   return cudaGetLastError();
 }
 
 template <class T>
-cudaError_t cdm_spmv(const CdmView<const T>& A, const T* x, T* y, const T* z, const Index* shift, Index row_lo,
-                     Index row_hi, cudaStream_t stream) {
+cudaError_t cdm_spmv(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z,
+                     const Index* shift, Index row_lo, Index row_hi, cudaStream_t stream) {
   if (row_lo < 0) return cudaErrorInvalidValue;
   if (!row_range(A.layout.nrows, row_lo, row_hi)) return cudaSuccess;
   cdm_spmv_kernel<T><<<grid_for(row_hi - row_lo), kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
@@ -250,8 +250,8 @@ cudaError_t cdm_spmv(const CdmView<const T>& A, const T* x, T* y, const T* z, co
 }
 
 template <class T>
-cudaError_t cdm_spmv_t(const CdmView<const T>& A, const T* x, T* y, Index ny, const T* z, const Index* shift,
-                       cudaStream_t stream) {
+cudaError_t cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z,
+                       const Index* shift, cudaStream_t stream) {
   if (ny <= 0) return cudaSuccess;
   cdm_spmv_t_kernel<T><<<grid_for(ny), kBlock, 0, stream>>>(A, x, y, ny, z, shift);
   return cudaGetLastError();

@@ -214,7 +214,7 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(&loc[0], &maxd, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diag storage: %s, diagonals per process: at most %.0f (%.0f in all)\n", a->scheme == pdiag::Scheme::HM ? "HM" : "CDM", maxd, glob[0]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  stored entries: %.0f, nonzeros: %.0f, fill (nonzeros / stored): %.4f\n", glob[1], glob[2], glob[1] > 0 ? glob[2] / glob[1] : 1.0));
-    double dev = (double)(a->dev.val_cap * sizeof(PetscScalar) + a->dev.meta_cap * sizeof(Index)), devsum;
+    double dev = (double)((a->dev.val_cap + a->dev.cval_cap) * sizeof(PetscScalar) + (a->dev.meta_cap + a->dev.cmeta_cap) * sizeof(Index)), devsum;
     PetscCall(MPIU_Allreduce(&dev, &devsum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  bytes on host: %.0f, on device: %.0f\n", glob[3], devsum));
     PetscFunctionReturn(0);

@@ -113,6 +113,14 @@ PetscErrorCode MatSetUp_Diag(Mat A)
   PetscCall(MatGetDM(A, &dm));
   if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
   if (isda) PetscCall(MatDiagDMDAOffsets_Private(A, dm, &used, &offsets));
+  if (dm) { /* products compute where the DM's vectors live: so do the vectors MatCreateVecs() gives (e.g. PCJACOBI's) */
+    VecType vtype;
+    PetscCall(DMGetVecType(dm, &vtype));
+    if (vtype) {
+      PetscCall(PetscFree(A->defaultvectype));
+      PetscCall(PetscStrallocpy(vtype, &A->defaultvectype));
+    }
+  }
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, offsets));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
@@ -325,6 +333,16 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptio
   PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
   if (set) PetscCall(MatDiagSetStorage(A, storage));
   PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
+  { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
+    char      vtype[64];
+    PetscBool vset;
+    PetscCall(PetscOptionsGetString(((PetscObject)A)->options, NULL, "-vec_type", vtype, sizeof(vtype), &vset));
+    if (vset) {
+      PetscCall(PetscFree(A->defaultvectype));
+      PetscCall(PetscStrallocpy(vtype, &A->defaultvectype));
+    }
+  }
+  PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }

@@ -26,15 +26,69 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
-  for (void *p : {(void *)d.meta, (void *)d.val}) {
+  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval}) {
     if (p) DiagCallCUDA(cudaFree(p));
   }
-  d.meta = nullptr;
-  d.val  = nullptr;
-  d.meta_cap = d.val_cap = 0;
+  d.meta  = nullptr;
+  d.val   = nullptr;
+  d.cmeta = nullptr;
+  d.cval  = nullptr;
+  d.meta_cap = d.val_cap = d.cmeta_cap = d.cval_cap = 0;
   PetscCall(VecDestroy(&d.work));
   PetscCall(VecDestroy(&d.tr_work));
   d.mask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscFunctionReturn(0);
+}
+
+/* A device buffer of at least n elements of T (contents not kept). */
+template <class T>
+static PetscErrorCode Reserve(T **p, std::size_t *cap, std::size_t n)
+{
+  PetscFunctionBegin;
+  if (n <= *cap && *p) PetscFunctionReturn(0);
+  if (*p) DiagCallCUDA(cudaFree(*p));
+  DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
+  *cap = n;
+  PetscFunctionReturn(0);
+}
+
+/* Uploads the compressed form of an HM block (constant diagonals as one
+   value, their exceptions by row) if it is smaller than the values. */
+static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used)
+{
+  DiagDevice &d = a->dev;
+
+  PetscFunctionBegin;
+  *used = PETSC_FALSE;
+  pdiag::HmCompressed<PetscScalar> c;
+  DiagCallKernel(c = pdiag::hm_compress(a->hm));
+  if (c.nconstant() == 0 || c.bytes() >= pdiag::hm_bytes(a->hm)) PetscFunctionReturn(0);
+  std::vector<Index> meta;
+  for (const std::vector<Index> *v : {&c.offsets, &c.vbase, &c.exc_rows, &c.exc_ptr, &c.exc_diag}) meta.insert(meta.end(), v->begin(), v->end());
+  std::vector<PetscScalar> vals;
+  for (const std::vector<PetscScalar> *v : {&c.cval, &c.packed, &c.exc_delta}) vals.insert(vals.end(), v->begin(), v->end());
+  PetscCall(Reserve(&d.cmeta, &d.cmeta_cap, meta.size()));
+  PetscCall(Reserve(&d.cval, &d.cval_cap, vals.size()));
+  if (!meta.empty()) DiagCallCUDA(cudaMemcpy(d.cmeta, meta.data(), meta.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  if (!vals.empty()) DiagCallCUDA(cudaMemcpy(d.cval, vals.data(), vals.size() * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(meta.size() * sizeof(Index) + vals.size() * sizeof(PetscScalar))));
+  const Index nd = c.ndiag(), nr = c.nrows_exc(), ne = c.nexceptions();
+  pdiag::HmCompressedView<PetscScalar> v;
+  v.layout    = c.layout;
+  v.ndiag     = nd;
+  v.offsets   = d.cmeta;
+  v.vbase     = d.cmeta + nd;
+  v.exc_rows  = d.cmeta + 2 * nd;
+  v.exc_ptr   = d.cmeta + 2 * nd + nr;
+  v.exc_diag  = d.cmeta + 2 * nd + 2 * nr + 1;
+  v.cval      = d.cval;
+  v.packed    = d.cval + nd;
+  v.npacked   = (Index)c.packed.size();
+  v.exc_delta = d.cval + nd + c.packed.size();
+  v.nrows_exc = nr;
+  (void)ne;
+  d.cview = v;
+  *used   = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -47,6 +101,21 @@ PetscBool MatDiagUseDevice_Private(Mat A, Vec x)
   if (PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
   if (!cuda || VecBoundToCPU(x, &bound)) return PETSC_FALSE;
   return bound ? PETSC_FALSE : PETSC_TRUE;
+}
+
+/* The full values on the device (always for CDM and uncompressed HM; for
+   compressed HM only once a transpose needs them). */
+static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
+{
+  DiagDevice       &d    = a->dev;
+  const std::size_t nval = (std::size_t)a->nstored();
+
+  PetscFunctionBegin;
+  PetscCall(Reserve(&d.val, &d.val_cap, nval));
+  if (nval) DiagCallCUDA(cudaMemcpy(d.val, a->values(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
+  d.full_values = true;
+  PetscFunctionReturn(0);
 }
 
 /* Copies values, diagonal metadata and shifts to the device when the host
@@ -66,7 +135,6 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
   const std::size_t         nd    = offs.size();
   const std::size_t         nslot = a->shift_local.size();
   const std::size_t         nmeta = nd + (hm ? nd + 1 : 0) + 4 * nslot;
-  const std::size_t         nval  = (std::size_t)a->nstored();
   std::vector<Index>        meta;
   meta.reserve(nmeta);
   meta.insert(meta.end(), offs.begin(), offs.end());
@@ -76,19 +144,14 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
     padded.resize(nslot, 0);
     meta.insert(meta.end(), padded.begin(), padded.end());
   }
-  if (nmeta > d.meta_cap) {
-    if (d.meta) DiagCallCUDA(cudaFree(d.meta));
-    DiagCallCUDA(cudaMalloc((void **)&d.meta, std::max<std::size_t>(1, nmeta) * sizeof(Index)));
-    d.meta_cap = nmeta;
-  }
-  if (nval > d.val_cap) {
-    if (d.val) DiagCallCUDA(cudaFree(d.val));
-    DiagCallCUDA(cudaMalloc((void **)&d.val, std::max<std::size_t>(1, nval) * sizeof(PetscScalar)));
-    d.val_cap = nval;
-  }
+  PetscCall(Reserve(&d.meta, &d.meta_cap, nmeta));
   if (nmeta) DiagCallCUDA(cudaMemcpy(d.meta, meta.data(), nmeta * sizeof(Index), cudaMemcpyHostToDevice));
-  if (nval) DiagCallCUDA(cudaMemcpy(d.val, a->values(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index) + nval * sizeof(PetscScalar))));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index))));
+  PetscBool compressed = PETSC_FALSE;
+  if (hm && a->compress_constant) PetscCall(MatDiagDeviceUploadCompressed(a, &compressed));
+  d.compressed  = compressed;
+  d.full_values = false;
+  if (!compressed) PetscCall(MatDiagDeviceUploadValues(a));
   d.nd    = (Index)nd;
   d.nslot = (Index)nslot;
   d.hm    = hm;
@@ -116,7 +179,9 @@ static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar 
 
   PetscFunctionBegin;
   if (lo >= hi) PetscFunctionReturn(0);
-  if (d.hm) {
+  if (d.compressed) {
+    DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+  } else if (d.hm) {
     const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), DevStart(d), d.val};
     DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else {
@@ -175,6 +240,7 @@ PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagDeviceUpload(A));
+  if (!a->dev.full_values) PetscCall(MatDiagDeviceUploadValues(a));
   /* sequentially the product lands in y (and reads z); under MPI in the work vector */
   out = size > 1 ? d.tr_work : y;
   {

@@ -8,6 +8,7 @@
 #include <petscdiag.h>
 
 #include "pdiag/assemble.hpp"
+#include "pdiag/compress.hpp"
 #include "pdiag/convert.hpp"
 #include "pdiag/format.hpp"
 
@@ -54,6 +55,13 @@ struct DiagDevice {
   std::size_t      meta_cap = 0, val_cap = 0;
   Index            nd = 0, nslot = 0;
   bool             hm = true;
+  /* HM with constant diagonals (-mat_diag_compress_constant): MatMult reads
+     the compressed form; the full values are uploaded only for transposes */
+  bool                          compressed = false, full_values = false;
+  Index                        *cmeta      = nullptr; /* offsets | vbase | exc_rows | exc_ptr | exc_diag */
+  PetscScalar                  *cval       = nullptr; /* cval | packed | exc_delta */
+  std::size_t                   cmeta_cap = 0, cval_cap = 0;
+  pdiag::HmCompressedView<PetscScalar> cview;        /* device pointers */
   Vec              work = nullptr, tr_work = nullptr; /* device ghost vectors (MPI) */
 };
 
@@ -61,6 +69,7 @@ struct Mat_Diag {
   /* user choices */
   MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
   PetscInt       max_diagonals = 10000; /* -mat_diag_max_diagonals: refuse beyond */
+  PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;

@@ -410,13 +410,13 @@ BOOST_AUTO_TEST_CASE(zero_sizes_and_defaults) {
   PDIAG_CUDA_REQUIRE(cudaGetLastError());  // nothing pending before the checks below
 
   // Nothing to do: success, y untouched, no launch (no error left behind).
-  BOOST_CHECK_EQUAL(cuda::hm_spmv<double>(dA.view(), dx.get(), dy.get(), nullptr, nullptr, 5, 5, stream), cudaSuccess);
-  BOOST_CHECK_EQUAL(cuda::cdm_spmv<double>(dC.view(), dx.get(), dy.get(), nullptr, nullptr, 9, 3, stream), cudaSuccess);
-  BOOST_CHECK_EQUAL(cuda::hm_spmv_t<double>(dA.view(), dx.get(), dy.get(), 0, nullptr, nullptr, stream), cudaSuccess);
-  BOOST_CHECK_EQUAL(cuda::cdm_spmv_t<double>(dC.view(), dx.get(), dy.get(), 0, nullptr, nullptr, stream), cudaSuccess);
-  BOOST_CHECK_EQUAL(cuda::hm_spmv<double>(dA.view(), dx.get(), dy.get(), nullptr, nullptr, -1, 4, stream),
+  BOOST_CHECK_EQUAL(cuda::hm_spmv(dA.view(), dx.get(), dy.get(), nullptr, nullptr, 5, 5, stream), cudaSuccess);
+  BOOST_CHECK_EQUAL(cuda::cdm_spmv(dC.view(), dx.get(), dy.get(), nullptr, nullptr, 9, 3, stream), cudaSuccess);
+  BOOST_CHECK_EQUAL(cuda::hm_spmv_t(dA.view(), dx.get(), dy.get(), 0, nullptr, nullptr, stream), cudaSuccess);
+  BOOST_CHECK_EQUAL(cuda::cdm_spmv_t(dC.view(), dx.get(), dy.get(), 0, nullptr, nullptr, stream), cudaSuccess);
+  BOOST_CHECK_EQUAL(cuda::hm_spmv(dA.view(), dx.get(), dy.get(), nullptr, nullptr, -1, 4, stream),
                     cudaErrorInvalidValue);
-  BOOST_CHECK_EQUAL(cuda::cdm_spmv<double>(dC.view(), dx.get(), dy.get(), nullptr, nullptr, -3, -1, stream),
+  BOOST_CHECK_EQUAL(cuda::cdm_spmv(dC.view(), dx.get(), dy.get(), nullptr, nullptr, -3, -1, stream),
                     cudaErrorInvalidValue);
   sync_checked(stream, "zero-size calls");
   PDIAG_CUDA_REQUIRE(cudaGetLastError());
@@ -427,6 +427,13 @@ BOOST_AUTO_TEST_CASE(zero_sizes_and_defaults) {
   dy.upload(std::vector<double>(n, kNaN));
   PDIAG_CUDA_REQUIRE(cuda::hm_spmv(dA.view(), dx.get(), dy.get()));
   PDIAG_CUDA_REQUIRE(cudaDeviceSynchronize());
+  BOOST_CHECK_LE(rel_err(dy.download(), ref), kTol);
+  // A view of mutable values converts as in cpu.hpp (T comes from x and y).
+  DeviceArray<double> dval(A.val);
+  const HmView<double> mutable_view{A.layout, A.ndiag(), dA.offsets.get(), dA.start.get(), dval.get()};
+  dy.upload(std::vector<double>(n, kNaN));
+  PDIAG_CUDA_REQUIRE(cuda::hm_spmv(mutable_view, dx.get(), dy.get(), nullptr, nullptr, 0, -1, stream));
+  sync_checked(stream, "hm_spmv with a mutable view");
   BOOST_CHECK_LE(rel_err(dy.download(), ref), kTol);
   dy.upload(std::vector<double>(n, kNaN));
   PDIAG_CUDA_REQUIRE(cuda::cdm_spmv(dC.view(), dx.get(), dy.get()));

@@ -26,11 +26,18 @@ def run(args, opts):
     return words(p.stdout)
 
 
+LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." lines of the MPI launcher
+
+
 def words(text):
     """The output's words, without the blocks describing the matrix (a
-    KSPView names the matrix type and its storage, which differ by design)."""
+    KSPView names the matrix type and its storage, which differ by design)
+    and without the MPI launcher's own messages."""
     kept, skip_indent = [], None
     for line in text.splitlines():
+        if LAUNCHER_NOISE.match(line):
+            skip_indent = 0  # with its indented continuation lines
+            continue
         indent = len(line) - len(line.lstrip())
         if skip_indent is not None:
             if indent > skip_indent:

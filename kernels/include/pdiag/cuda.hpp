@@ -8,12 +8,15 @@
 // cudaGetLastError() after the launch (launch errors only: execution errors
 // surface at the next synchronisation). When there is nothing to compute
 // (no rows in the range, ny == 0) nothing is launched and cudaSuccess is
-// returned; a negative row_lo returns cudaErrorInvalidValue.
+// returned; a negative row_lo returns cudaErrorInvalidValue. As in cpu.hpp,
+// T is deduced from x and y only (nodeduce_t): views of T or const T and a
+// literal nullptr for z are accepted.
 //
 // This header is plain C++ (no __global__): PETSc plugin sources compiled by
 // the host compiler include it and link against pdiag_cuda.
 #pragma once
 
+#include "pdiag/compress.hpp"
 #include "pdiag/format.hpp"
 
 #include <cuda_runtime_api.h>
@@ -24,26 +27,26 @@ namespace pdiag::cuda {
 /// rows il in [row_lo, row_hi) (row_hi < 0 or > nrows: up to nrows). y may
 /// alias z; rows outside the range are not touched.
 template <class T>
-cudaError_t hm_spmv(const HmView<const T>& A, const T* x, T* y, const T* z = nullptr, const Index* shift = nullptr,
-                    Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
+cudaError_t hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr,
+                    const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
 
 /// HM y = A^T x (+ z), y[p] for p in [0, ny), x over the local rows; each
 /// stored a(i, i + d_k) meets y at il + shift[k]. With a null shift ny must
 /// be ncols. Gather form: deterministic, no atomics. y may alias z.
 template <class T>
-cudaError_t hm_spmv_t(const HmView<const T>& A, const T* x, T* y, Index ny, const T* z = nullptr,
-                      const Index* shift = nullptr, cudaStream_t stream = nullptr);
+cudaError_t hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
+                      const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr, cudaStream_t stream = nullptr);
 
 /// CDM y = A x (+ z) over local rows [row_lo, row_hi); shift has 2*ndiag
 /// entries (above the wrap, then below it), see default_cdm_shift.
 template <class T>
-cudaError_t cdm_spmv(const CdmView<const T>& A, const T* x, T* y, const T* z = nullptr, const Index* shift = nullptr,
-                     Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
+cudaError_t cdm_spmv(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr,
+                     const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
 
 /// CDM y = A^T x (+ z), y of length ny (ncols with a null shift).
 template <class T>
-cudaError_t cdm_spmv_t(const CdmView<const T>& A, const T* x, T* y, Index ny, const T* z = nullptr,
-                       const Index* shift = nullptr, cudaStream_t stream = nullptr);
+cudaError_t cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
+                       const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr, cudaStream_t stream = nullptr);
 
 // Instantiated for double and float in kernels/src/spmv.cu.
 extern template cudaError_t hm_spmv<double>(const HmView<const double>&, const double*, double*, const double*,
@@ -62,5 +65,24 @@ extern template cudaError_t cdm_spmv_t<double>(const CdmView<const double>&, con
                                                const double*, const Index*, cudaStream_t);
 extern template cudaError_t cdm_spmv_t<float>(const CdmView<const float>&, const float*, float*, Index,
                                               const float*, const Index*, cudaStream_t);
+
+/// Compressed HM (constant diagonals with exceptions, pdiag/compress.hpp):
+/// y = A x (+ z) over local rows [row_lo, row_hi), the semantics of hm_spmv
+/// and of the CPU reference pdiag::hm_compressed_spmv. Every array of the
+/// view is a DEVICE pointer (npacked and nrows_exc are the host-known sizes).
+/// Enqueues up to two kernels on `stream`: pass 1 (full and constant
+/// diagonals; a constant diagonal loads no values) and, when the view has
+/// exception rows, pass 2 (one thread per exception row, adding its
+/// corrections: no atomics, deterministic). Returns the first launch error.
+template <class T>
+cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T* y,
+                               const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr, Index row_lo = 0,
+                               Index row_hi = -1, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/spmv_compressed.cu.
+extern template cudaError_t hm_compressed_spmv<double>(const HmCompressedView<double>&, const double*, double*,
+                                                       const double*, const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_compressed_spmv<float>(const HmCompressedView<float>&, const float*, float*,
+                                                      const float*, const Index*, Index, Index, cudaStream_t);
 
 }  // namespace pdiag::cuda

@@ -1,0 +1,429 @@
+// Constant diagonals with exceptions for HM blocks (DESIGN.md section 4,
+// "Constant diagonals"). A constant-coefficient stencil operator is constant
+// along each diagonal except at few places (Dirichlet rows, the +-1 diagonal
+// zero where a grid line ends, boundary-modified coefficients). Such a
+// diagonal is stored as one scalar c plus a sparse list of exceptions, so
+// that SpMV moves little more than x and y; the other diagonals keep their
+// full values. No PETSc here.
+//
+// Storage (HmCompressed):
+//  - per diagonal k: vbase[k] >= 0 for a full diagonal, whose entries sit at
+//    packed[vbase[k] + i - lo(d)] (HM's val layout, full diagonals only), or
+//    vbase[k] == -1 for a constant one, whose value is cval[k];
+//  - the exceptions of the constant diagonals, grouped by local row in CSR
+//    form: exc_rows (ascending local rows with at least one exception),
+//    exc_ptr (nrows_exc + 1 entries), and per exception its diagonal index
+//    exc_diag (ascending within a row) and exc_delta = a - c, so that
+//    y[il] = sum_k c_k x[il + shift[k]] + sum_exc delta x[il + shift[k]].
+//
+// Equality is exact: an entry belongs to the constant iff a == c (value
+// comparison: -0.0 == 0.0, NaN never equals). A constant is always finite,
+// and a diagonal takes the constant form only if every exception value is
+// recovered exactly as c + (a - c) (so decompression is exact and a huge c
+// cannot swallow a small exception): otherwise it stays full.
+//
+// The candidate constant of a diagonal is its majority value (the only one
+// that can pay off, see detail::pick_constant). Decision by bytes, per
+// diagonal: constant iff
+//   nexc * (sizeof(Index) + sizeof(T)) + new_rows * 2 * sizeof(Index) < len * sizeof(T)
+// where nexc is its number of exceptions and new_rows the rows it adds to
+// exc_rows/exc_ptr. Diagonals are decided in ascending order of nexc, so that
+// a row shared by several diagonals' exceptions (a Dirichlet row) is charged
+// once, to the first.
+#pragma once
+
+#include "pdiag/cpu.hpp"
+#include "pdiag/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace pdiag {
+
+/// Non-owning view of a compressed HM block, usable on host and device (raw
+/// pointers, all read-only). See the file comment for the meaning of the
+/// arrays; npacked and nrows_exc are the sizes of packed and exc_rows.
+template <class T>
+struct HmCompressedView {
+  Layout layout;
+  Index ndiag = 0;
+  const Index* offsets = nullptr;
+  const Index* vbase = nullptr;
+  const T* cval = nullptr;
+  const T* packed = nullptr;
+  Index npacked = 0;
+  Index nrows_exc = 0;
+  const Index* exc_rows = nullptr;
+  const Index* exc_ptr = nullptr;
+  const Index* exc_diag = nullptr;
+  const T* exc_delta = nullptr;
+};
+
+/// A compressed HM block (owning).
+template <class T>
+struct HmCompressed {
+  Layout layout;
+  std::vector<Index> offsets;  // ascending, as in the HmMatrix it came from
+  std::vector<Index> vbase;    // ndiag: >= 0 base in packed, -1 constant
+  std::vector<T> cval;         // ndiag: the constant (0 for full diagonals)
+  std::vector<T> packed;       // values of the full diagonals, back to back
+  std::vector<Index> exc_rows;
+  std::vector<Index> exc_ptr{0};
+  std::vector<Index> exc_diag;
+  std::vector<T> exc_delta;
+
+  Index ndiag() const { return Index(offsets.size()); }
+  Index nrows_exc() const { return Index(exc_rows.size()); }
+  Index nexceptions() const { return Index(exc_diag.size()); }
+  bool is_constant(Index k) const { return vbase[static_cast<std::size_t>(k)] < 0; }
+  Index nconstant() const { return Index(std::count(vbase.begin(), vbase.end(), Index(-1))); }
+
+  /// Bytes of every array of the compressed form (what a device copy holds).
+  std::size_t bytes() const {
+    const std::size_t si = sizeof(Index), st = sizeof(T);
+    return si * (offsets.size() + vbase.size() + exc_rows.size() + exc_ptr.size() + exc_diag.size()) +
+           st * (cval.size() + packed.size() + exc_delta.size());
+  }
+
+  HmCompressedView<T> view() const {
+    HmCompressedView<T> v;
+    v.layout = layout;
+    v.ndiag = ndiag();
+    v.offsets = offsets.data();
+    v.vbase = vbase.data();
+    v.cval = cval.data();
+    v.packed = packed.data();
+    v.npacked = Index(packed.size());
+    v.nrows_exc = nrows_exc();
+    v.exc_rows = exc_rows.data();
+    v.exc_ptr = exc_ptr.data();
+    v.exc_diag = exc_diag.data();
+    v.exc_delta = exc_delta.data();
+    return v;
+  }
+};
+
+/// Bytes of an HM block's arrays (offsets, start, val), to compare with
+/// HmCompressed::bytes().
+template <class T>
+std::size_t hm_bytes(const HmMatrix<T>& A) {
+  return sizeof(Index) * (A.offsets.size() + A.start.size()) + sizeof(T) * A.val.size();
+}
+
+namespace detail {
+
+/// The candidate constant of a[0, len) and how often it occurs (0: none).
+/// An exception costs sizeof(Index) + sizeof(T) >= 2 sizeof(T) bytes, so the
+/// constant form can only win with fewer than len/2 exceptions: the constant
+/// must be a strict majority of the entries. The majority vote (Boyer and
+/// Moore) finds the only value that can be one in a single pass; a second
+/// pass counts it. (Sampling a few positions is not enough: on a 12 x 10 x 8
+/// grid the +-1 diagonals' entries at 1/4, 1/2 and 3/4 all sit at line ends.)
+/// Non-finite candidates are refused; a zero is returned as +0.
+template <class T>
+Index pick_constant(const T* a, Index len, T& c) {
+  c = T(0);
+  if (len <= 0) return 0;
+  T cand = a[0];
+  Index votes = 0;
+  for (Index p = 0; p < len; ++p) {
+    if (votes == 0) {
+      cand = a[p];
+      votes = 1;
+    } else {
+      votes += (a[p] == cand) ? 1 : -1;
+    }
+  }
+  if (!std::isfinite(cand)) return 0;
+  Index n = 0;
+  for (Index p = 0; p < len; ++p) n += (a[p] == cand);
+  c = cand == T(0) ? T(0) : cand;
+  return n;
+}
+
+/// Whether the exception a of constant c is recovered exactly as c + (a - c).
+template <class T>
+bool exact_delta(T a, T c) {
+  return c + (a - c) == a;
+}
+
+template <class T>
+const Index* compressed_shift_or_default(const HmCompressedView<T>& A, const Index* shift, std::vector<Index>& buf) {
+  if (shift) return shift;
+  buf.resize(static_cast<std::size_t>(A.ndiag));
+  for (Index k = 0; k < A.ndiag; ++k) buf[k] = A.layout.row_begin + A.offsets[k];
+  return buf.data();
+}
+
+/// y[j] += sum_g c_g x_g[j], j in [0, n), for up to four constant diagonals
+/// at once (the CPU analogue of DiagonalGroup for constants).
+template <class T>
+class ConstantGroup {
+ public:
+  ConstantGroup(T* y, Index n) : y_(y), n_(n) {}
+  void add(T c, const T* x) {
+    c_[g_] = c;
+    x_[g_] = x;
+    if (++g_ == 4) flush();
+  }
+  void flush() {
+    T* __restrict y = y_;
+    const Index n = n_;
+    const T c0 = c_[0], c1 = c_[1], c2 = c_[2], c3 = c_[3];
+    const T *__restrict x0 = x_[0], *__restrict x1 = x_[1], *__restrict x2 = x_[2], *__restrict x3 = x_[3];
+    switch (g_) {
+      case 4:
+        for (Index j = 0; j < n; ++j) y[j] += (c0 * x0[j] + c1 * x1[j]) + (c2 * x2[j] + c3 * x3[j]);
+        break;
+      case 3:
+        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j];
+        break;
+      case 2:
+        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j] + c1 * x1[j];
+        break;
+      case 1:
+        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j];
+        break;
+      default:
+        break;
+    }
+    g_ = 0;
+  }
+
+ private:
+  T* y_;
+  Index n_;
+  int g_ = 0;
+  T c_[4] = {T(0), T(0), T(0), T(0)};
+  const T* x_[4] = {nullptr, nullptr, nullptr, nullptr};
+};
+
+}  // namespace detail
+
+/// Compresses an HM block: per diagonal, the constant form (constant plus
+/// exceptions) where it takes fewer bytes than the full values (see the file
+/// comment for the rule), else the full values. Exact: hm_decompress gives
+/// back A's values (compared with ==).
+template <class T>
+HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
+  const Layout& L = A.layout;
+  const Index nd = A.ndiag();
+  const Index si = Index(sizeof(Index)), st = Index(sizeof(T));
+  HmCompressed<T> C;
+  C.layout = L;
+  C.offsets = A.offsets;
+  C.vbase.assign(static_cast<std::size_t>(nd), 0);
+  C.cval.assign(static_cast<std::size_t>(nd), T(0));
+
+  // 1. A candidate constant per diagonal and its number of exceptions; a
+  //    diagonal whose exceptions alone cost its full bytes is full already.
+  std::vector<Index> nexc(static_cast<std::size_t>(nd), 0);
+  std::vector<Index> order;
+  for (Index k = 0; k < nd; ++k) {
+    const Index len = A.start[k + 1] - A.start[k];
+    T c;
+    const Index count = detail::pick_constant(A.val.data() + A.start[k], len, c);
+    if (count == 0) continue;
+    C.cval[k] = c;
+    nexc[k] = len - count;
+    if (nexc[k] * (si + st) < len * st) order.push_back(k);
+  }
+  // 2. Decide in ascending order of exceptions, charging each exception row
+  //    to the first diagonal that needs it.
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return nexc[a] < nexc[b]; });
+  std::vector<unsigned char> has_row(order.empty() ? 0 : static_cast<std::size_t>(L.nrows), 0);
+  std::vector<std::pair<Index, Index>> exc;  // (local row, diagonal) of the accepted exceptions
+  std::vector<Index> pos;
+  for (Index k : order) {
+    const Index len = A.start[k + 1] - A.start[k];
+    const Index b = L.lo(A.offsets[k]) - L.row_begin;
+    const T* a = A.val.data() + A.start[k];
+    const T c = C.cval[k];
+    pos.clear();
+    Index new_rows = 0;
+    bool exact = true;
+    for (Index p = 0; p < len && exact; ++p)
+      if (!(a[p] == c)) {
+        exact = detail::exact_delta(a[p], c);
+        pos.push_back(b + p);
+        new_rows += !has_row[b + p];
+      }
+    if (!exact || Index(pos.size()) * (si + st) + new_rows * 2 * si >= len * st) continue;
+    C.vbase[k] = -1;
+    for (Index il : pos) {
+      has_row[il] = 1;
+      exc.emplace_back(il, k);
+    }
+  }
+  // 3. The full diagonals' values, back to back.
+  Index np = 0;
+  for (Index k = 0; k < nd; ++k)
+    if (C.vbase[k] >= 0) {
+      C.vbase[k] = np;
+      C.cval[k] = T(0);
+      np += A.start[k + 1] - A.start[k];
+    }
+  C.packed.resize(static_cast<std::size_t>(np));
+  for (Index k = 0; k < nd; ++k)
+    if (C.vbase[k] >= 0)
+      std::copy(A.val.begin() + A.start[k], A.val.begin() + A.start[k + 1], C.packed.begin() + C.vbase[k]);
+  // 4. The exceptions in CSR form by row, diagonals ascending within a row.
+  std::sort(exc.begin(), exc.end());
+  C.exc_diag.reserve(exc.size());
+  C.exc_delta.reserve(exc.size());
+  for (std::size_t e = 0; e < exc.size(); ++e) {
+    const auto [il, k] = exc[e];
+    if (e == 0 || exc[e - 1].first != il) {
+      if (e > 0) C.exc_ptr.push_back(Index(e));
+      C.exc_rows.push_back(il);
+    }
+    const T a = A.val[static_cast<std::size_t>(A.start[k] + il - (L.lo(A.offsets[k]) - L.row_begin))];
+    C.exc_diag.push_back(k);
+    C.exc_delta.push_back(a - C.cval[k]);
+  }
+  if (!exc.empty()) C.exc_ptr.push_back(Index(exc.size()));
+  return C;
+}
+
+/// The HM block a compressed block stands for (values c, c + delta, or the
+/// packed ones).
+template <class T>
+HmMatrix<T> hm_decompress(const HmCompressed<T>& C) {
+  HmMatrix<T> A(C.layout, C.offsets);
+  const Layout& L = C.layout;
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index len = A.start[k + 1] - A.start[k];
+    T* a = A.val.data() + A.start[k];
+    if (C.vbase[k] >= 0)
+      std::copy(C.packed.begin() + C.vbase[k], C.packed.begin() + C.vbase[k] + len, a);
+    else
+      std::fill(a, a + len, C.cval[k]);
+  }
+  for (Index r = 0; r < C.nrows_exc(); ++r)
+    for (Index e = C.exc_ptr[r]; e < C.exc_ptr[r + 1]; ++e) {
+      const Index k = C.exc_diag[e], il = C.exc_rows[r];
+      const Index p = A.start[k] + il - (L.lo(C.offsets[k]) - L.row_begin);
+      A.val[static_cast<std::size_t>(p)] = C.cval[k] + C.exc_delta[e];
+    }
+  return A;
+}
+
+/// New values for the same pattern (re-assembly): A must have C's layout and
+/// offsets, every constant diagonal must again be constant apart from its
+/// exceptions (the exceptions may now equal the constant), and every new
+/// exception must be exact (see the file comment). Then the constants,
+/// deltas and packed values are replaced and true is returned; otherwise
+/// false is returned and C is left unchanged (re-compress with hm_compress).
+template <class T>
+bool update_values(HmCompressed<T>& C, const HmMatrix<T>& A) {
+  if (!(C.layout == A.layout) || C.offsets != A.offsets) return false;
+  const Layout& L = A.layout;
+  const Index nd = A.ndiag(), ne = C.nexceptions();
+  // The exceptions of each diagonal, rows ascending (counting sort by
+  // diagonal of the row-ordered CSR): exception byk[q] is in row rowk[q].
+  std::vector<Index> first(static_cast<std::size_t>(nd + 1), 0);
+  std::vector<Index> byk(static_cast<std::size_t>(ne)), rowk(static_cast<std::size_t>(ne));
+  for (Index e = 0; e < ne; ++e) ++first[C.exc_diag[e] + 1];
+  for (Index k = 0; k < nd; ++k) first[k + 1] += first[k];
+  {
+    std::vector<Index> next(first.begin(), first.end() - 1);
+    for (Index r = 0; r < C.nrows_exc(); ++r)
+      for (Index e = C.exc_ptr[r]; e < C.exc_ptr[r + 1]; ++e) {
+        const Index q = next[C.exc_diag[e]]++;
+        byk[q] = e;
+        rowk[q] = C.exc_rows[r];
+      }
+  }
+  // Check everything before changing anything.
+  std::vector<T> cval = C.cval, delta(static_cast<std::size_t>(ne));
+  for (Index k = 0; k < nd; ++k) {
+    if (!C.is_constant(k)) continue;
+    const Index len = A.start[k + 1] - A.start[k];
+    const Index b = L.lo(A.offsets[k]) - L.row_begin;
+    const T* a = A.val.data() + A.start[k];
+    const Index f = first[k], l = first[k + 1];
+    // The new constant: the first entry that is not an exception (if all
+    // are, the old constant stays).
+    T c = cval[k];
+    for (Index p = 0, q = f; p < len; ++p) {
+      if (q < l && rowk[q] == b + p) {
+        ++q;
+        continue;
+      }
+      c = a[p] == T(0) ? T(0) : a[p];
+      break;
+    }
+    if (!std::isfinite(c)) return false;
+    for (Index p = 0, q = f; p < len; ++p) {
+      if (q < l && rowk[q] == b + p) {
+        if (!detail::exact_delta(a[p], c)) return false;
+        delta[byk[q++]] = a[p] - c;
+      } else if (!(a[p] == c)) {
+        return false;
+      }
+    }
+    cval[k] = c;
+  }
+  for (Index k = 0; k < nd; ++k)
+    if (!C.is_constant(k))
+      std::copy(A.val.begin() + A.start[k], A.val.begin() + A.start[k + 1], C.packed.begin() + C.vbase[k]);
+  C.cval.swap(cval);
+  C.exc_delta.swap(delta);
+  return true;
+}
+
+/// y[il] = (z ? z[il] : 0) + sum_k a(i, i + d_k) x[il + shift[k]] for local
+/// rows il in [row_lo, row_hi) (row_hi < 0: all rows), exactly hm_spmv's
+/// semantics on the compressed form. Pass 1 applies the full and constant
+/// diagonals, pass 2 adds the exception corrections of the rows in range.
+/// y may alias z; rows outside the range are not touched.
+template <class T>
+void hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr,
+                        const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1) {
+  const Layout& L = A.layout;
+  row_hi = detail::clamp_hi(row_hi, L.nrows);
+  if (row_lo >= row_hi) return;
+  std::vector<Index> buf;
+  const Index* s = detail::compressed_shift_or_default(A, shift, buf);
+  for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
+    const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
+    for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
+    detail::DiagonalGroup<T> full(y + c0, c1 - c0);
+    detail::ConstantGroup<T> cons(y + c0, c1 - c0);
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index d = A.offsets[k];
+      const Index lo = L.lo(d) - L.row_begin;
+      const Index b = std::max(c0, lo), e = std::min(c1, L.hi(d) - L.row_begin);
+      if (b >= e) continue;
+      const Index xa = s[k];
+      if (A.vbase[k] < 0) {
+        const T c = A.cval[k];
+        if (b == c0 && e == c1)
+          cons.add(c, x + xa + c0);
+        else
+          for (Index il = b; il < e; ++il) y[il] += c * x[xa + il];
+      } else {
+        const T* a = A.packed + (A.vbase[k] - lo);  // a[il] = a(r0 + il, r0 + il + d)
+        if (b == c0 && e == c1)
+          full.add(a + c0, x + xa + c0);
+        else
+          for (Index il = b; il < e; ++il) y[il] += a[il] * x[xa + il];
+      }
+    }
+    full.flush();
+    cons.flush();
+  }
+  // Pass 2: the exception rows in [row_lo, row_hi).
+  const Index r0 = Index(std::lower_bound(A.exc_rows, A.exc_rows + A.nrows_exc, row_lo) - A.exc_rows);
+  for (Index r = r0; r < A.nrows_exc && A.exc_rows[r] < row_hi; ++r) {
+    const Index il = A.exc_rows[r];
+    T acc = y[il];
+    for (Index e = A.exc_ptr[r]; e < A.exc_ptr[r + 1]; ++e) acc += A.exc_delta[e] * x[s[A.exc_diag[e]] + il];
+    y[il] = acc;
+  }
+}
+
+}  // namespace pdiag
