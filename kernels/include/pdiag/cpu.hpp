@@ -112,12 +112,24 @@ void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
   const Layout& L = A.layout;
   std::vector<Index> buf;
   const Index* s = detail::hm_shift_or_default(A, shift, buf);
-  for (Index p = 0; p < ny; ++p) y[p] = z ? z[p] : T(0);
-  for (Index k = 0; k < A.ndiag; ++k) {
-    const Index d = A.offsets[k];
-    const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;
-    const Index va = A.start[k] - b, ya = s[k];
-    for (Index il = b; il < e; ++il) y[ya + il] += A.val[va + il] * x[il];
+  // Gather form over chunks of outputs, as hm_spmv over rows: output p takes
+  // a(il, il + d) x[il] from row il = p - s[k] of each diagonal.
+  for (Index p0 = 0; p0 < ny; p0 += detail::kRowChunk) {
+    const Index p1 = std::min(ny, p0 + detail::kRowChunk);
+    for (Index p = p0; p < p1; ++p) y[p] = z ? z[p] : T(0);
+    detail::DiagonalGroup<T> group(y + p0, p1 - p0);
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index d = A.offsets[k];
+      const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;  // local rows of diagonal k
+      const Index va = A.start[k] - b;                                    // val[va + il]
+      const Index q0 = std::max(p0, b + s[k]), q1 = std::min(p1, e + s[k]);
+      if (q0 >= q1) continue;
+      if (q0 == p0 && q1 == p1)
+        group.add(A.val + va + (p0 - s[k]), x + (p0 - s[k]));
+      else
+        for (Index p = q0; p < q1; ++p) y[p] += A.val[va + p - s[k]] * x[p - s[k]];
+    }
+    group.flush();
   }
 }
 
