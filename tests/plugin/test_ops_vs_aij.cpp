@@ -348,7 +348,8 @@ struct DaSpec {
 PetscErrorCode CreateDA(const DaSpec &s, DM *da)
 {
   PetscFunctionBeginUser;
-  if (s.dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, s.bx, s.by, s.st, s.mx, s.my, PETSC_DECIDE, PETSC_DECIDE, s.dof, s.s, NULL, NULL, da));
+  if (s.dim == 1) PetscCall(DMDACreate1d(PETSC_COMM_WORLD, s.bx, s.mx, s.dof, s.s, NULL, da));
+  else if (s.dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, s.bx, s.by, s.st, s.mx, s.my, PETSC_DECIDE, PETSC_DECIDE, s.dof, s.s, NULL, NULL, da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, s.bx, s.by, s.bz, s.st, s.mx, s.my, s.mz, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, s.dof, s.s, NULL, NULL, NULL, da));
   PetscCall(DMSetUp(*da));
   PetscFunctionReturn(0);
@@ -361,7 +362,7 @@ PetscErrorCode FillDA(Mat X, DM da, const DaSpec &s, unsigned seed)
   PetscInt                 xs, ys, zs, xm, ym, zm;
   std::vector<MatStencil>  cols;
   std::vector<PetscScalar> vals;
-  const PetscInt           sz = s.dim == 3 ? s.s : 0;
+  const PetscInt           sz = s.dim == 3 ? s.s : 0, sy = s.dim >= 2 ? s.s : 0;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
@@ -378,7 +379,7 @@ PetscErrorCode FillDA(Mat X, DM da, const DaSpec &s, unsigned seed)
           cols.clear();
           vals.clear();
           for (PetscInt dk = -sz; dk <= sz; dk++)
-            for (PetscInt dj = -s.s; dj <= s.s; dj++)
+            for (PetscInt dj = -sy; dj <= sy; dj++)
               for (PetscInt di = -s.s; di <= s.s; di++) {
                 const int nz = (di != 0) + (dj != 0) + (dk != 0);
                 if (s.st == DMDA_STENCIL_STAR && nz > 1) continue;
@@ -1782,6 +1783,12 @@ std::vector<Case> MakeCases()
     return c;
   };
   DaSpec s;
+  s.dim = 1, s.mx = 23, s.my = 1, s.dof = 1, s.s = 1, s.st = DMDA_STENCIL_STAR;
+  cases.push_back(da_case("dmda 1d dof1 23", s));
+  s = DaSpec();
+  s.dim = 1, s.mx = 13, s.my = 1, s.dof = 3, s.s = 2, s.st = DMDA_STENCIL_BOX, s.bx = DM_BOUNDARY_PERIODIC, s.storage = MAT_DIAG_STORAGE_CDM;
+  cases.push_back(da_case("dmda 1d dof3 width 2 periodic cdm 13", s));
+  s = DaSpec();
   s.dim = 2, s.mx = 9, s.my = 8, s.dof = 1, s.s = 1, s.st = DMDA_STENCIL_STAR;
   cases.push_back(da_case("dmda 2d star dof1 9x8", s));
   s = DaSpec();
