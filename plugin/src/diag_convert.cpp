@@ -31,9 +31,9 @@ static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vecto
 
 /* MatConvert into diag from any type with MatGetRow (the convertfrom hook
    PETSc finds on the destination type). */
-PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
+/* Fills the diag matrix B (layout set) with the rows of A. */
+static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
 {
-  Mat                      B;
   PetscBool                dense;
   std::vector<Index>       rows, cols;
   std::vector<PetscScalar> vals;
@@ -41,14 +41,6 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &dense, MATSEQDENSE, MATMPIDENSE, MATDENSE, ""));
   PetscCall(MatDiagCollectRows(A, dense, &rows, &cols, &vals));
-  if (reuse == MAT_REUSE_MATRIX) {
-    B = *newmat;
-  } else {
-    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
-    PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-    PetscCall(MatSetType(B, newtype));
-    PetscCall(MatSetFromOptions(B));
-  }
   PetscCall(MatDiagSetLayout_Private(B));
   Mat_Diag *b = (Mat_Diag *)B->data;
   Hm        hm;
@@ -58,6 +50,29 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   B->preallocated = PETSC_TRUE;
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatDiagFillFrom(A, *newmat));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(B, newtype));
+  PetscCall(MatSetFromOptions(B));
+  { /* a refused conversion (e.g. too many diagonals) leaves no half-built matrix */
+    PetscErrorCode ierr = MatDiagFillFrom(A, B);
+    if (ierr) {
+      PetscCall(MatDestroy(&B));
+      PetscCall(ierr);
+    }
+  }
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
   PetscFunctionReturn(0);

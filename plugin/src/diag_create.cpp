@@ -331,7 +331,6 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptio
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Diagonal storage (diag) options");
   PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
-  if (set) PetscCall(MatDiagSetStorage(A, storage));
   PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
     char      vtype[64];
@@ -344,6 +343,7 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptio
   }
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   PetscOptionsHeadEnd();
+  if (set) PetscCall(MatDiagSetStorage(A, storage)); /* after the options block: an error here must not leave it open */
   PetscFunctionReturn(0);
 }
 
