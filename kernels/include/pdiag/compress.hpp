@@ -158,49 +158,6 @@ const Index* compressed_shift_or_default(const HmCompressedView<T>& A, const Ind
   return buf.data();
 }
 
-/// y[j] += sum_g c_g x_g[j], j in [0, n), for up to four constant diagonals
-/// at once (the CPU analogue of DiagonalGroup for constants).
-template <class T>
-class ConstantGroup {
- public:
-  ConstantGroup(T* y, Index n) : y_(y), n_(n) {}
-  void add(T c, const T* x) {
-    c_[g_] = c;
-    x_[g_] = x;
-    if (++g_ == 4) flush();
-  }
-  void flush() {
-    T* __restrict y = y_;
-    const Index n = n_;
-    const T c0 = c_[0], c1 = c_[1], c2 = c_[2], c3 = c_[3];
-    const T *__restrict x0 = x_[0], *__restrict x1 = x_[1], *__restrict x2 = x_[2], *__restrict x3 = x_[3];
-    switch (g_) {
-      case 4:
-        for (Index j = 0; j < n; ++j) y[j] += (c0 * x0[j] + c1 * x1[j]) + (c2 * x2[j] + c3 * x3[j]);
-        break;
-      case 3:
-        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j];
-        break;
-      case 2:
-        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j] + c1 * x1[j];
-        break;
-      case 1:
-        for (Index j = 0; j < n; ++j) y[j] += c0 * x0[j];
-        break;
-      default:
-        break;
-    }
-    g_ = 0;
-  }
-
- private:
-  T* y_;
-  Index n_;
-  int g_ = 0;
-  T c_[4] = {T(0), T(0), T(0), T(0)};
-  const T* x_[4] = {nullptr, nullptr, nullptr, nullptr};
-};
-
 }  // namespace detail
 
 /// Compresses an HM block: per diagonal, the constant form (constant plus
@@ -392,7 +349,7 @@ void hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T*
     const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
     for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
     detail::DiagonalGroup<T> full(y + c0, c1 - c0);
-    detail::ConstantGroup<T> cons(y + c0, c1 - c0);
+    detail::DiagonalGroup<T, detail::DiagonalConstant<T>> cons(y + c0, c1 - c0);
     for (Index k = 0; k < A.ndiag; ++k) {
       const Index d = A.offsets[k];
       const Index lo = L.lo(d) - L.row_begin;
@@ -402,7 +359,7 @@ void hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T*
       if (A.vbase[k] < 0) {
         const T c = A.cval[k];
         if (b == c0 && e == c1)
-          cons.add(c, x + xa + c0);
+          cons.add({c}, x + xa + c0);
         else
           for (Index il = b; il < e; ++il) y[il] += c * x[xa + il];
       } else {

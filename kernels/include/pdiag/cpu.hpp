@@ -19,13 +19,27 @@ constexpr Index kRowChunk = 2048;
 
 inline Index clamp_hi(Index row_hi, Index m) { return (row_hi < 0 || row_hi > m) ? m : row_hi; }
 
+/// The coefficients of one diagonal in a group: its stored values a[j], or
+/// one constant c (a diagonal stored as a single value).
+template <class T>
+struct DiagonalValues {
+  const T* a;
+  DiagonalValues(const T* values = nullptr) : a(values) {}  // implicit: a pointer is the common case
+  T operator[](Index j) const { return a[j]; }
+};
+template <class T>
+struct DiagonalConstant {
+  T c;
+  T operator[](Index) const { return c; }
+};
+
 /// y[j] += sum_g a_g[j] x_g[j], j in [0, n), for up to four diagonals at
 /// once: the chunk of y is loaded and stored once per four diagonals.
-template <class T>
+template <class T, class Coef = DiagonalValues<T>>
 class DiagonalGroup {
  public:
   DiagonalGroup(T* y, Index n) : y_(y), n_(n) {}
-  void add(const T* a, const T* x) {
+  void add(Coef a, const T* x) {
     a_[g_] = a;
     x_[g_] = x;
     if (++g_ == 4) flush();
@@ -33,7 +47,7 @@ class DiagonalGroup {
   void flush() {
     T* __restrict y = y_;
     const Index n = n_;
-    const T *__restrict a0 = a_[0], *__restrict a1 = a_[1], *__restrict a2 = a_[2], *__restrict a3 = a_[3];
+    const Coef a0 = a_[0], a1 = a_[1], a2 = a_[2], a3 = a_[3];
     const T *__restrict x0 = x_[0], *__restrict x1 = x_[1], *__restrict x2 = x_[2], *__restrict x3 = x_[3];
     switch (g_) {
       case 4:
@@ -58,7 +72,7 @@ class DiagonalGroup {
   T* y_;
   Index n_;
   int g_ = 0;
-  const T* a_[4] = {nullptr, nullptr, nullptr, nullptr};
+  Coef a_[4] = {Coef{}, Coef{}, Coef{}, Coef{}};
   const T* x_[4] = {nullptr, nullptr, nullptr, nullptr};
 };
 
