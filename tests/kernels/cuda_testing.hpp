@@ -9,6 +9,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -96,4 +98,35 @@ inline void sync_checked(cudaStream_t stream, const char* what) {
                                                << cudaGetErrorString(e));
 }
 
+/// One non-default stream for all runs of a test, so that the stream
+/// argument is used. Blocking (not cudaStreamNonBlocking): the synchronous
+/// cudaMemcpy uploads on the legacy default stream are then ordered before
+/// the kernels.
+struct StreamFixture {
+  cudaStream_t stream = nullptr;
+  StreamFixture() { PDIAG_CUDA_REQUIRE(cudaStreamCreate(&stream)); }
+  ~StreamFixture() { cudaStreamDestroy(stream); }
+};
+
 }  // namespace pdiag::testing
+
+/// The main of a GPU test (with BOOST_TEST_NO_MAIN and
+/// BOOST_TEST_ALTERNATIVE_INIT_API): skips (exit 77, before any test) when no
+/// CUDA device can be used, so that ctest reports "skipped", never "passed",
+/// on machines without a GPU; otherwise names the device and runs the tests.
+#define PDIAG_CUDA_TEST_MAIN(test_name)                                                                          \
+  int main(int argc, char* argv[]) {                                                                        \
+    int count = 0;                                                                                          \
+    const cudaError_t e = cudaGetDeviceCount(&count);                                                       \
+    if (e != cudaSuccess || count == 0) {                                                                   \
+      std::printf("%s: SKIPPED: no CUDA device (%s)\n", test_name,                                               \
+                  e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");         \
+      std::fflush(stdout);                                                                                  \
+      return 77;                                                                                            \
+    }                                                                                                       \
+    cudaDeviceProp prop{};                                                                                  \
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)                                                   \
+      std::printf("%s: running on device 0: %s (sm_%d%d)\n", test_name, prop.name, prop.major, prop.minor);      \
+    std::fflush(stdout);                                                                                    \
+    return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);                                  \
+  }

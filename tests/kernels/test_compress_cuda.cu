@@ -43,13 +43,6 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// One non-default (blocking) stream for all runs, as in test_spmv_cuda.
-struct StreamFixture {
-  cudaStream_t stream = nullptr;
-  StreamFixture() { PDIAG_CUDA_REQUIRE(cudaStreamCreate(&stream)); }
-  ~StreamFixture() { cudaStreamDestroy(stream); }
-};
-
 /// Device copy of a compressed HM block; view() holds device pointers.
 template <class T>
 struct DeviceCompressed {
@@ -359,20 +352,4 @@ BOOST_AUTO_TEST_CASE(float_instantiation) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// Skips (exit 77, before any test) when no CUDA device can be used, so that
-// ctest reports "skipped", never "passed", on machines without a GPU.
-int main(int argc, char* argv[]) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("test_compress_cuda: SKIPPED: no CUDA device (%s)\n",
-                e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
-    std::fflush(stdout);
-    return 77;
-  }
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-    std::printf("test_compress_cuda: running on device 0: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
-  std::fflush(stdout);
-  return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
-}
+PDIAG_CUDA_TEST_MAIN("test_compress_cuda")
