@@ -1,0 +1,157 @@
+/* common.hpp: the pieces the solvers in this directory share: the grid, the
+   rows of a finite-difference operator with Dirichlet values moved to the
+   right-hand side, and the report every program prints. */
+#ifndef SOLVERS_COMMON_HPP
+#define SOLVERS_COMMON_HPP
+
+#include <petscdiag.h>
+#include <petscdmda.h>
+#include <petscksp.h>
+
+namespace solvers {
+
+/* A DMDA on the unit square (dim 2) or cube (dim 3) with n points per
+   direction by default (-da_grid_x ..., -da_refine change it) and the diag
+   matrix type by default (-dm_mat_type changes it). Every direction must get
+   the same number of points (one h). */
+inline PetscErrorCode CreateGrid(PetscInt dim, DMDAStencilType stype, PetscInt width, PetscInt n, DM *da)
+{
+  PetscInt M, N, P;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, stype, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, width, NULL, NULL, da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, stype, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, width, NULL, NULL, NULL, da));
+  PetscCall(DMSetMatType(*da, MATDIAG));
+  PetscCall(DMSetFromOptions(*da));
+  PetscCall(DMSetUp(*da));
+  PetscCall(DMDASetUniformCoordinates(*da, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0));
+  PetscCall(DMDAGetInfo(*da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCheck(M == N && (dim == 2 || N == P), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "use the same number of grid points in every direction (one h)");
+  PetscFunctionReturn(0);
+}
+
+/* Index of grid point (i, j, k) in the owned part of a DMDA global vector. */
+inline PetscInt Local(const DMDALocalInfo &info, PetscInt i, PetscInt j, PetscInt k)
+{
+  return (i - info.xs) + info.xm * ((j - info.ys) + info.ym * (info.dim == 3 ? k - info.zs : 0));
+}
+
+/* On the boundary or outside the domain. */
+inline bool OnBoundary(const DMDALocalInfo &info, PetscInt i, PetscInt j, PetscInt k)
+{
+  return i <= 0 || j <= 0 || i >= info.mx - 1 || j >= info.my - 1 || (info.dim == 3 && (k <= 0 || k >= info.mz - 1));
+}
+
+/* One matrix row under construction: the columns, their values, and the
+   right-hand side. Couple() adds a term c * u(i, j, k) to the left side; a
+   value known from the boundary condition (a boundary point, or a point
+   outside the domain) goes to the right side instead, so that the unknowns
+   couple only to unknowns (the operator stays symmetric where it is).
+   Repeated columns are summed. */
+struct Row {
+  static constexpr PetscInt max = 32;
+  MatStencil                col[max];
+  PetscScalar               v[max];
+  PetscInt                  n   = 0;
+  PetscScalar               rhs = 0;
+
+  void Add(PetscInt i, PetscInt j, PetscInt k, PetscScalar c)
+  {
+    for (PetscInt q = 0; q < n; q++)
+      if (col[q].i == i && col[q].j == j && col[q].k == k) {
+        v[q] += c;
+        return;
+      }
+    col[n] = {k, j, i, 0};
+    v[n++] = c;
+  }
+  template <class Known>
+  void Couple(const DMDALocalInfo &info, PetscInt i, PetscInt j, PetscInt k, PetscScalar c, Known known)
+  {
+    if (OnBoundary(info, i, j, k)) rhs -= c * known(i, j, k);
+    else Add(i, j, k, c);
+  }
+  PetscErrorCode Set(Mat A, PetscInt i, PetscInt j, PetscInt k) const
+  {
+    MatStencil row = {k, j, i, 0};
+    return MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES);
+  }
+};
+
+/* || b - A x ||_2 */
+inline PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rnorm)
+{
+  Vec r;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, rnorm));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+/* max and grid-L2 (sqrt(h^dim sum e^2)) norms of x - exact */
+inline PetscErrorCode ErrorNorms(Vec x, Vec exact, PetscInt dim, PetscReal h, PetscReal *errmax, PetscReal *errl2)
+{
+  Vec e;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(x, &e));
+  PetscCall(VecWAXPY(e, -1.0, exact, x));
+  PetscCall(VecNorm(e, NORM_INFINITY, errmax));
+  PetscCall(VecNorm(e, NORM_2, errl2));
+  *errl2 *= PetscPowReal(h, 0.5 * dim);
+  PetscCall(VecDestroy(&e));
+  PetscFunctionReturn(0);
+}
+
+/* "matrix seqdiag, storage hm, diagonals per process 9" (diag types) or
+   "matrix seqaij" (others). */
+inline PetscErrorCode ReportMatrix(Mat A)
+{
+  MatType   mtype;
+  PetscBool isdiag;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetType(A, &mtype));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (isdiag) {
+    MatDiagStorage st;
+    PetscInt       nd, ndmax;
+    PetscCall(MatDiagGetStorage(A, &st));
+    PetscCall(MatDiagGetDiagonals(A, &nd, NULL));
+    PetscCall(MPIU_Allreduce(&nd, &ndmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s, storage %s, diagonals per process %" PetscInt_FMT "\n", mtype, MatDiagStorages[st], ndmax));
+  } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s\n", mtype));
+  PetscFunctionReturn(0);
+}
+
+/* h = 1 / (points per direction - 1) */
+inline PetscErrorCode GridSpacing(DM da, PetscReal *h)
+{
+  PetscInt M;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, NULL, &M, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  *h = 1.0 / (M - 1);
+  PetscFunctionReturn(0);
+}
+
+/* "<title>, grid 33^2 (h = 0.03125), unknowns 1089" */
+inline PetscErrorCode ReportGrid(DM da, const char *title, PetscReal *h)
+{
+  PetscInt dim, M, N, P;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  *h = 1.0 / (M - 1);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, grid %" PetscInt_FMT "^%" PetscInt_FMT " (h = %g), unknowns %" PetscInt_FMT "\n", title, M, dim, (double)*h, dim == 2 ? M * N : M * N * P));
+  PetscFunctionReturn(0);
+}
+
+} // namespace solvers
+
+#endif
