@@ -79,6 +79,50 @@ struct Row {
   }
 };
 
+/* What a solve reports. */
+struct SolveStats {
+  PetscInt       its = 0;
+  char           ktype[64] = "";
+  PetscReal      rnorm = 0; /* true residual || b - A x || */
+  PetscLogDouble setup = 0, solve = 0;
+};
+
+PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rnorm);
+
+/* Solves A x = b with a KSP of the given default type (GMRES restart
+   `restart` when > 0), Jacobi preconditioning and relative tolerance rtol,
+   all overridable from the options database; times set-up and solve. */
+inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, PetscInt restart, SolveStats *s)
+{
+  KSP            ksp;
+  PC             pc;
+  KSPType        used;
+  PetscLogDouble t0, t1, t2;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, type));
+  PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
+  if (restart > 0) PetscCall(KSPGMRESSetRestart(ksp, restart));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscTime(&t2));
+  PetscCall(KSPGetIterationNumber(ksp, &s->its));
+  PetscCall(KSPGetType(ksp, &used));
+  PetscCall(PetscStrncpy(s->ktype, used, sizeof(s->ktype)));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(TrueResidual(A, x, b, &s->rnorm));
+  s->setup = t1 - t0;
+  s->solve = t2 - t1;
+  PetscFunctionReturn(0);
+}
+
 /* || b - A x ||_2 */
 inline PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rnorm)
 {

@@ -126,11 +126,8 @@ int main(int argc, char **argv)
   DM             da;
   Mat            A;
   Vec            x, b, exact;
-  KSP            ksp;
-  KSPType        ktype;
-  PetscInt       its;
-  PetscReal      rnorm, errmax, errl2, h = 0;
-  PetscLogDouble t0, t1, t2, t3;
+  PetscReal      errmax, errl2, h = 0;
+  PetscLogDouble t0, t1;
   char           title[160];
 
   PetscFunctionBeginUser;
@@ -146,23 +143,8 @@ int main(int argc, char **argv)
   PetscCall(Assemble(p, da, A, b, exact));
   PetscCall(PetscTime(&t1));
 
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPGMRES));
-  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-  }
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(PetscTime(&t2));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscTime(&t3));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(KSPGetType(ksp, &ktype));
-  PetscCall(solvers::TrueResidual(A, x, b, &rnorm));
+  solvers::SolveStats st;
+  PetscCall(solvers::Solve(A, b, x, KSPGMRES, 1e-10, 0, &st));
   PetscCall(solvers::GridSpacing(da, &h));
   PetscCall(solvers::ErrorNorms(x, exact, p.dim, h, &errmax, &errl2));
 
@@ -175,11 +157,10 @@ int main(int argc, char **argv)
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "eps %g, b = (%g, %g, %g), mesh Peclet number %.3g\n", (double)p.eps, (double)p.b[0], (double)p.b[1], (double)p.b[2], (double)(bmax * h / (2 * p.eps))));
   }
   PetscCall(solvers::ReportMatrix(A));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT " (%s), residual norm %.3e\n", its, ktype, (double)rnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT " (%s), residual norm %.3e\n", st.its, st.ktype, (double)st.rnorm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error: max %.10e, L2 %.10e\n", (double)errmax, (double)errl2));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, t2 - t1, t3 - t2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, st.setup, st.solve));
 
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&exact));

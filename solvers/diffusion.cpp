@@ -185,10 +185,8 @@ int main(int argc, char **argv)
   DM             da;
   Mat            A;
   Vec            x, b, exact;
-  KSP            ksp;
-  PetscInt       its;
-  PetscReal      rnorm, bnorm, errmax, errl2, h = 0, krange[2];
-  PetscLogDouble t0, t1, t2, t3;
+  PetscReal      bnorm, errmax, errl2, h = 0, krange[2];
+  PetscLogDouble t0, t1;
   char           title[160];
 
   PetscFunctionBeginUser;
@@ -204,22 +202,8 @@ int main(int argc, char **argv)
   PetscCall(Assemble(p, da, A, b, exact, krange));
   PetscCall(PetscTime(&t1));
 
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-  }
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(PetscTime(&t2));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscTime(&t3));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(solvers::TrueResidual(A, x, b, &rnorm));
+  solvers::SolveStats st;
+  PetscCall(solvers::Solve(A, b, x, KSPCG, 1e-10, 0, &st));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   PetscCall(solvers::GridSpacing(da, &h));
 
@@ -227,7 +211,7 @@ int main(int argc, char **argv)
   PetscCall(solvers::ReportGrid(da, title, &h));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coefficient %s, contrast %g (k in [%g, %g] on the grid)\n", CoefNames[(int)p.coef], (double)p.contrast, (double)krange[0], (double)krange[1]));
   PetscCall(solvers::ReportMatrix(A));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT ", residual norm %.3e (relative %.3e)\n", its, (double)rnorm, (double)(rnorm / bnorm)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT ", residual norm %.3e (relative %.3e)\n", st.its, (double)st.rnorm, (double)(st.rnorm / bnorm)));
   if (p.coef == Coef::Smooth) {
     PetscCall(solvers::ErrorNorms(x, exact, p.dim, h, &errmax, &errl2));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error: max %.10e, L2 %.10e\n", (double)errmax, (double)errl2));
@@ -237,9 +221,8 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(x, NORM_2, &ul2));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error: n/a (no exact solution for a discontinuous coefficient); solution max %.10e, L2 %.10e\n", (double)umax, (double)(ul2 * PetscPowReal(h, 0.5 * p.dim))));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, t2 - t1, t3 - t2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, st.setup, st.solve));
 
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&exact));

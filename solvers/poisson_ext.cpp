@@ -187,11 +187,9 @@ int main(int argc, char **argv)
   DM             da;
   Mat            A;
   Vec            x, b, exact;
-  KSP            ksp;
   MatNullSpace   nullsp = NULL;
-  PetscInt       its;
-  PetscReal      rnorm, errmax, errl2, h = 0, bmean = 0;
-  PetscLogDouble t0, t1, t2, t3;
+  PetscReal      errmax, errl2, h = 0, bmean = 0;
+  PetscLogDouble t0, t1;
   char           title[128];
 
   PetscFunctionBeginUser;
@@ -219,22 +217,8 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscTime(&t1));
 
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPSetTolerances(ksp, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-  }
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(PetscTime(&t2));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscTime(&t3));
-  PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(solvers::TrueResidual(A, x, b, &rnorm));
+  solvers::SolveStats st;
+  PetscCall(solvers::Solve(A, b, x, KSPCG, 1e-12, 0, &st));
   if (p.neumann) { /* the solution is defined up to a constant */
     PetscCall(RemoveMean(x));
     PetscCall(RemoveMean(exact));
@@ -247,12 +231,11 @@ int main(int argc, char **argv)
   PetscCall(solvers::ReportGrid(da, title, &h));
   PetscCall(solvers::ReportMatrix(A));
   if (p.neumann) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "null space: constants; mean %.2e removed from the right side\n", (double)bmean));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT ", residual norm %.3e\n", its, (double)rnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT ", residual norm %.3e\n", st.its, (double)st.rnorm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error%s: max %.10e, L2 %.10e\n", p.neumann ? " (mean removed)" : "", (double)errmax, (double)errl2));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, t2 - t1, t3 - t2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, st.setup, st.solve));
 
   PetscCall(MatNullSpaceDestroy(&nullsp));
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&exact));
