@@ -191,3 +191,6 @@ PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
+
+/* diag_product.cpp */
+PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

@@ -458,5 +458,6 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->load                = MatLoad_Diag;
   ops->createsubmatrix     = MatCreateSubMatrix_Diag;
   ops->convertfrom         = MatConvertFrom_Diag;
+  PetscCall(MatDiagSetProductOps_Private(A)); /* ops->productsetfromoptions (diag_product.cpp) */
   PetscFunctionReturn(0);
 }

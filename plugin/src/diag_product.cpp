@@ -1,0 +1,904 @@
+/* MatProduct for MATDIAG (CPU): C = op(A) op(B) for AB, AtB and ABt, the
+   triple products PtAP = P^T (A P), RARt = R (A R^T) and ABC = (A B) C
+   composed from them (the intermediate is kept for reuse), and C = A X with
+   a dense X (SpMM, MATSEQDENSE / MATMPIDENSE). The arithmetic is that of
+   kernels/include/pdiag/product.hpp and spmm.hpp; this file plans, moves
+   data and talks to PETSc.
+
+   Phases. The symbolic phase works from offsets alone: it computes C's
+   diagonals and the pair list of every output diagonal
+   (pdiag::hm_product_symbolic), gives C zeroed HM storage with exactly those
+   diagonals and assembles it, so that C's storage is chosen as for any
+   assembled diag matrix (HM, or CDM when C is square and CDM takes fewer
+   bytes, or what C's -mat_diag_storage asks for). The plan, the MPI
+   scatters and the intermediate matrices stay in C->product->data; the
+   numeric phase only moves values and runs the kernels. If an operand's
+   diagonals (or C's) changed since the symbolic phase, the numeric phase
+   notices (the plan keeps each operand's scheme, layout and offsets) and
+   redoes the symbolic phase first instead of failing.
+
+   Sequential. Transposed operands are read in place (offsets negated), never
+   formed. HM operands are read as stored; a CDM operand is read through an
+   HM copy of its values (one pass over them), except that when A, B and C
+   are all CDM the CDM kernels run on the stored compact diagonals.
+
+   MPI (mpidiag). A process computes its rows of C from its rows of op(A)
+   and the rows of op(B) they reach: rows [c0, c1) with c0 = min(lo(e) + e),
+   c1 = max(hi(e) + e) over the diagonals e of its block of op(A). Those
+   rows of op(B) are gathered as an HM block with one VecScatter from the
+   stored values of B (HM or CDM) on every process; the scatter is built in
+   the symbolic phase and reused by each numeric phase. The same gather
+   brings in the rows of a transposed operand: the rows [r0, r1) of A^T are
+   columns of A, whose entries lie on A's diagonals on other processes. So
+   under MPI a transposed operand's needed rows are gathered (the data a
+   process needs moves once), while sequentially nothing is transposed.
+
+   Dense right-hand side: C = A X with X column-major with its leading
+   dimension, any number of columns, C dense. Under MPI the rows of X that
+   the process's diagonals reach (the merged column intervals, as for
+   MatMultTranspose's work vector) are gathered for all columns with one
+   VecScatter built in the symbolic phase; the SpMM kernel reads them
+   through per-diagonal shifts.
+
+   diag with aij: a product in which every operand is diag or aij (and at
+   least one is diag) converts the aij operands to diag (PetscInfo says so)
+   and returns a diag matrix; the conversion is refreshed at each numeric
+   phase. If an aij operand spans more diagonals than the diag limit
+   (-mat_diag_max_diagonals), the product stops with an error naming the
+   product and the types: convert the diag operand to aij instead. Other
+   combinations are left to PETSc (e.g. AtB with a dense B: MatMultTranspose
+   per column).
+
+   Algorithms (-mat_product_algorithm, or -matmatmult_via etc. through the
+   MatMatMult family): "diag" (the default). */
+#include "diag_impl.hpp"
+
+#include "pdiag/convert.hpp"
+#include "pdiag/product.hpp"
+#include "pdiag/spmm.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+using pdiag::Trans;
+
+namespace {
+
+const char *const kAlgorithms[]  = {"diag"};
+const PetscInt    kNumAlgorithms = 1;
+const char *const kAnytype       = "MatProductSetFromOptions_anytype_C";
+
+/* ---- operand kinds ------------------------------------------------------- */
+
+enum class Kind { Diag, Aij, Dense, Other };
+
+PetscErrorCode KindOf(Mat X, Kind *kind)
+{
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &flg, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (flg) {
+    *kind = Kind::Diag;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &flg, MATSEQAIJ, MATMPIAIJ, ""));
+  if (flg) {
+    *kind = Kind::Aij;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &flg, MATSEQDENSE, MATMPIDENSE, ""));
+  *kind = flg ? Kind::Dense : Kind::Other;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CommSize(Mat X, PetscMPIInt *size)
+{
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)X), size));
+  PetscFunctionReturn(0);
+}
+
+/* ---- structure keys: what a plan was made for ----------------------------- */
+
+struct Key {
+  bool               cdm = false;
+  pdiag::Layout      layout;
+  std::vector<Index> offs; /* HM offsets or CDM compact offsets */
+  bool operator==(const Key &o) const { return cdm == o.cdm && layout == o.layout && offs == o.offs; }
+};
+
+PetscErrorCode KeyOf(Mat X, Key *k)
+{
+  const Mat_Diag *x = (const Mat_Diag *)X->data;
+
+  PetscFunctionBegin;
+  k->cdm    = x->scheme == pdiag::Scheme::CDM;
+  k->layout = x->layout;
+  PetscCallCXX(k->offs = k->cdm ? x->cdm.koffsets : x->hm.offsets);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode KeyChanged(Mat X, const Key &k, PetscBool *changed)
+{
+  Key now;
+
+  PetscFunctionBegin;
+  PetscCall(KeyOf(X, &now));
+  if (!(now == k)) *changed = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The HM diagonals of a local block that hold entries: its offsets in HM;
+   in CDM the super part kk and the sub part kk - N of each stored compact
+   diagonal (structural: independent of the values). */
+std::vector<Index> HmOffsetsOf(const Mat_Diag *x)
+{
+  if (x->scheme == pdiag::Scheme::HM) return x->hm.offsets;
+  const pdiag::Layout &L = x->layout;
+  std::vector<Index>   out;
+  for (Index kk : x->cdm.koffsets) {
+    if (L.length(kk) > 0) out.push_back(kk);
+    if (kk != 0 && L.length(kk - L.ncols) > 0) out.push_back(kk - L.ncols);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/* An HM view of X's local block: its own storage, or for CDM a copy in buf. */
+PetscErrorCode LocalHm(Mat X, Hm &buf, pdiag::HmView<const PetscScalar> *v)
+{
+  const Mat_Diag *x = (const Mat_Diag *)X->data;
+
+  PetscFunctionBegin;
+  if (x->scheme == pdiag::Scheme::HM) *v = x->hm.view();
+  else {
+    DiagCallKernel(buf = pdiag::hm_from_cdm(x->cdm, HmOffsetsOf(x)));
+    *v = static_cast<const Hm &>(buf).view();
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- MPI: rows of op(X) gathered from the processes that store them ------ */
+
+/* Rows [c0, c1) of op(X) (op = N or T) as an HM block, filled by one
+   VecScatter from X's stored values on all processes. */
+struct Gather {
+  Hm         blk;
+  Vec        src = nullptr; /* X's values on every process (array placed at each use) */
+  Vec        dst = nullptr; /* blk's values */
+  VecScatter sct = nullptr;
+};
+
+PetscErrorCode GatherDestroy(Gather &g)
+{
+  PetscFunctionBegin;
+  PetscCall(VecScatterDestroy(&g.sct));
+  PetscCall(VecDestroy(&g.src));
+  PetscCall(VecDestroy(&g.dst));
+  g.blk = Hm();
+  PetscFunctionReturn(0);
+}
+
+/* Collective. Each process learns every process's stored (compact)
+   offsets; a process's values are the diagonals back to back (HM) or the
+   compact diagonals of its rows (CDM), so the position of any stored entry
+   on any process is known. For every stored diagonal d of process q, the
+   rows i of q on d give the rows j = i (N) or j = i + d (T) of op(X) on its
+   diagonal e = d (N) or -d (T); the part inside [c0, c1) is one contiguous
+   run of positions on both sides. */
+PetscErrorCode GatherBuild(Gather &g, Mat X, Trans t, Index c0, Index c1)
+{
+  const Mat_Diag *x    = (const Mat_Diag *)X->data;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)X);
+  PetscMPIInt     size;
+  const bool      cdm = x->scheme == pdiag::Scheme::CDM;
+  const PetscInt *vr;
+  IS              isf, ist;
+
+  PetscFunctionBegin;
+  PetscCall(GatherDestroy(g));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  const std::vector<Index> &mine  = cdm ? x->cdm.koffsets : x->hm.offsets;
+  const PetscMPIInt         nmine = (PetscMPIInt)mine.size();
+  std::vector<PetscMPIInt>  counts(size), displs(size + 1, 0);
+  PetscCallMPI(MPI_Allgather(&nmine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
+  for (PetscMPIInt p = 0; p < size; p++) displs[p + 1] = displs[p] + counts[p];
+  std::vector<Index> all((std::size_t)displs[size]);
+  PetscCallMPI(MPI_Allgatherv(mine.data(), nmine, MPIU_INT64, all.data(), counts.data(), displs.data(), MPIU_INT64, comm));
+
+  PetscCheck(x->nstored() <= (Index)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: a process stores %" PetscInt64_FMT " values, more than PetscInt can index in the product's gather", (PetscInt64)x->nstored());
+  PetscCall(VecCreateMPIWithArray(comm, 1, (PetscInt)x->nstored(), PETSC_DECIDE, NULL, &g.src));
+  PetscCall(VecGetOwnershipRanges(g.src, &vr)); /* vr[q]: where process q's values start */
+
+  const Index         Mx = X->rmap->N, Nx = X->cmap->N;
+  const pdiag::Layout Lt = t == Trans::T ? pdiag::Layout::block(Nx, Mx, c0, c1 - c0) : pdiag::Layout::block(Mx, Nx, c0, c1 - c0);
+  struct Seg {
+    Index e, jb, je, from0; /* rows [jb, je) of op(X) on diagonal e; X's value of row j at from0 + j */
+  };
+  std::vector<Seg> segs;
+  for (PetscMPIInt q = 0; q < size; q++) {
+    const Index         s0 = X->rmap->range[q], mq = X->rmap->range[q + 1] - s0;
+    const pdiag::Layout Lq = pdiag::Layout::block(Mx, Nx, s0, mq);
+    /* diagonal d of q whose row Lq.lo(d) is at q's position pos_lo */
+    const auto add = [&](Index d, Index pos_lo) {
+      if (Lq.length(d) <= 0) return;
+      const Index sh = t == Trans::T ? d : 0; /* j = i + sh */
+      const Index jb = std::max(Lq.lo(d) + sh, c0), je = std::min(Lq.hi(d) + sh, c1);
+      if (jb < je) segs.push_back({t == Trans::T ? -d : d, jb, je, (Index)vr[q] + pos_lo - Lq.lo(d) - sh});
+    };
+    Index start = 0;
+    for (PetscMPIInt p = displs[q]; p < displs[q + 1]; p++) {
+      const Index key = all[(std::size_t)p], kq = p - displs[q];
+      if (!cdm) {
+        add(key, start);
+        start += Lq.length(key);
+      } else {
+        add(key, kq * mq + (Lq.lo(key) - s0));
+        if (key != 0) add(key - Nx, kq * mq + (Lq.lo(key - Nx) - s0));
+      }
+    }
+  }
+  std::vector<Index> eoffs;
+  for (const Seg &s : segs) eoffs.push_back(s.e);
+  DiagCallKernel(g.blk = Hm(Lt, eoffs));
+  PetscCheck(g.blk.nstored() <= (Index)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the rows of a product operand a process needs hold %" PetscInt64_FMT " values, more than PetscInt can index", (PetscInt64)g.blk.nstored());
+  std::vector<PetscInt> from, to;
+  for (const Seg &s : segs) {
+    const Index ke = g.blk.find_diagonal(s.e);
+    const Index t0 = g.blk.start[(std::size_t)ke] - Lt.lo(s.e);
+    PetscCheck(s.jb >= Lt.lo(s.e) && s.je <= Lt.hi(s.e), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: gather segment outside its diagonal");
+    for (Index j = s.jb; j < s.je; j++) {
+      from.push_back((PetscInt)(s.from0 + j));
+      to.push_back((PetscInt)(t0 + j));
+    }
+  }
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)g.blk.nstored(), g.blk.val.data(), &g.dst));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)from.size(), from.data(), PETSC_COPY_VALUES, &isf));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)to.size(), to.data(), PETSC_COPY_VALUES, &ist));
+  PetscCall(VecScatterCreate(g.src, isf, g.dst, ist, &g.sct));
+  PetscCall(ISDestroy(&isf));
+  PetscCall(ISDestroy(&ist));
+  PetscFunctionReturn(0);
+}
+
+/* Collective: refreshes the gathered values from X's current values. */
+PetscErrorCode GatherRun(Gather &g, Mat X)
+{
+  Mat_Diag *x = (Mat_Diag *)X->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecPlaceArray(g.src, x->values()));
+  PetscCall(VecScatterBegin(g.sct, g.src, g.dst, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(g.sct, g.src, g.dst, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecResetArray(g.src));
+  PetscFunctionReturn(0);
+}
+
+/* ---- C as a diag matrix of the product's shape --------------------------- */
+
+/* Sizes, type and storage options of a product result (or intermediate) C.
+   C's own -mat_diag_storage and -mat_diag_max_diagonals (with C's prefix)
+   are honoured; the limit defaults to the larger of the operands'. */
+PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt limit)
+{
+  Kind kind;
+
+  PetscFunctionBegin;
+  PetscCall(MatSetSizes(C, m, n, M, N));
+  PetscCall(KindOf(C, &kind));
+  if (kind != Kind::Diag) {
+    MatDiagStorage storage;
+    PetscBool      set;
+    PetscCall(MatSetType(C, MATDIAG));
+    Mat_Diag *c      = (Mat_Diag *)C->data;
+    c->max_diagonals = limit;
+    PetscCall(PetscOptionsGetInt(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_diag_max_diagonals", &c->max_diagonals, NULL));
+    PetscCall(PetscOptionsGetEnum(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_diag_storage", MatDiagStorages, (PetscEnum *)&storage, &set));
+    if (set && storage == MAT_DIAG_STORAGE_CDM && M != N) PetscCall(PetscInfo(C, "diag: -mat_diag_storage cdm ignored for the %" PetscInt_FMT " x %" PetscInt_FMT " product (CDM needs a square matrix)\n", M, N));
+    else if (set) c->storage_req = storage;
+  }
+  PetscCall(MatDiagSetLayout_Private(C));
+  PetscFunctionReturn(0);
+}
+
+/* ---- one product step: C = op(X) op(Y), X, Y, C diag ---------------------- */
+
+struct Step {
+  Trans tx = Trans::N, ty = Trans::N;
+  bool  mpi = false, x_direct = false, cdm_route = false, cbuf_ready = false;
+  Key   kx, ky, kc; /* the structures the plan was made for */
+
+  pdiag::HmProductPlan  hplan;
+  pdiag::CdmProductPlan cplan;
+  Hm                    xbuf, ybuf, cbuf; /* HM copies of CDM operands, HM result of a CDM C */
+  Gather                gx, gy;           /* MPI: rows of op(X) (unless X is read in place) and of op(Y) */
+};
+
+PetscErrorCode StepDestroy(Step &s)
+{
+  PetscFunctionBegin;
+  PetscCall(GatherDestroy(s.gx));
+  PetscCall(GatherDestroy(s.gy));
+  PetscFunctionReturn(0);
+}
+
+/* Collective. The plan of C = op(X) op(Y) and C's storage (zeros). */
+PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
+{
+  const Mat_Diag *x = (const Mat_Diag *)X->data, *y = (const Mat_Diag *)Y->data;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCheck(X->assembled && Y->assembled, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "diag: the operands of a product must be assembled");
+  PetscCall(StepDestroy(s));
+  PetscCall(CommSize(C, &size));
+  s.mpi        = size > 1;
+  s.cbuf_ready = false;
+  s.cdm_route  = false;
+  const PetscLayout rx = s.tx == Trans::N ? X->rmap : X->cmap, cy = s.ty == Trans::N ? Y->cmap : Y->rmap;
+  PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->max_diagonals, y->max_diagonals)));
+  Mat_Diag *c = (Mat_Diag *)C->data;
+
+  if (!s.mpi) {
+    DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty));
+  } else {
+    PetscBool direct = (s.tx == Trans::N && x->scheme == pdiag::Scheme::HM) ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &direct, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    s.x_direct = direct;
+    if (!s.x_direct) PetscCall(GatherBuild(s.gx, X, s.tx, c->layout.row_begin, c->layout.row_end()));
+    const pdiag::Layout      &LX = s.x_direct ? x->layout : s.gx.blk.layout;
+    const std::vector<Index> &ox = s.x_direct ? x->hm.offsets : s.gx.blk.offsets;
+    /* the rows of op(Y) that this block of op(X) reaches */
+    Index c0 = std::numeric_limits<Index>::max(), c1 = std::numeric_limits<Index>::min();
+    for (Index e : ox) {
+      if (LX.length(e) <= 0) continue;
+      c0 = std::min(c0, LX.lo(e) + e);
+      c1 = std::max(c1, LX.hi(e) + e);
+    }
+    if (c0 >= c1) c0 = c1 = 0;
+    PetscCall(GatherBuild(s.gy, Y, s.ty, c0, c1));
+    DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
+  }
+  PetscCall(MatDiagCheckCountAll_Private(C, (Index)s.hplan.offsets.size()));
+  Hm out;
+  DiagCallKernel(out = pdiag::hm_product_alloc<PetscScalar>(s.hplan));
+  PetscCall(MatDiagReplaceStorage_Private(C, std::move(out)));
+  C->preallocated = PETSC_TRUE;
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY)); /* chooses C's storage as for any diag matrix */
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  c = (Mat_Diag *)C->data;
+  if (!s.mpi && x->scheme == pdiag::Scheme::CDM && y->scheme == pdiag::Scheme::CDM && c->scheme == pdiag::Scheme::CDM) {
+    DiagCallKernel(s.cplan = pdiag::cdm_product_symbolic(x->layout.ncols, x->cdm.koffsets, s.tx, y->cdm.koffsets, s.ty));
+    s.cdm_route = s.cplan.koffsets == c->cdm.koffsets;
+  }
+  PetscCall(KeyOf(X, &s.kx));
+  PetscCall(KeyOf(Y, &s.ky));
+  PetscCall(KeyOf(C, &s.kc));
+  PetscCall(PetscInfo(C, "diag: product op(X) op(Y), op = %s%s: %s, %" PetscInt64_FMT " output diagonals on this process, %" PetscInt64_FMT " multiply-adds\n", pdiag::trans_name(s.tx), pdiag::trans_name(s.ty),
+                      s.cdm_route ? "CDM kernels" : (s.mpi ? "HM kernels on gathered rows" : "HM kernels"), (PetscInt64)(s.cdm_route ? s.cplan.koffsets.size() : s.hplan.offsets.size()),
+                      (PetscInt64)(s.cdm_route ? s.cplan.nmul : s.hplan.nmul)));
+  PetscFunctionReturn(0);
+}
+
+/* Collective. C's values from X's and Y's current values (the symbolic
+   phase is redone first if a structure changed). */
+PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
+{
+  PetscBool stale = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(X->assembled && Y->assembled, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "diag: the operands of a product must be assembled");
+  PetscCall(KeyChanged(X, s.kx, &stale));
+  PetscCall(KeyChanged(Y, s.ky, &stale));
+  PetscCall(KeyChanged(C, s.kc, &stale));
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  if (stale) {
+    PetscCall(PetscInfo(C, "diag: the diagonals of an operand or of the result changed since the symbolic phase: redoing it\n"));
+    PetscCall(StepSymbolic(s, X, Y, C));
+  }
+  const Mat_Diag *x = (const Mat_Diag *)X->data, *y = (const Mat_Diag *)Y->data;
+  Mat_Diag       *c = (Mat_Diag *)C->data;
+  PetscLogDouble  nmul;
+  if (s.cdm_route) {
+    DiagCallKernel(pdiag::cdm_product_numeric<PetscScalar>(s.cplan, x->cdm.view(), s.tx, y->cdm.view(), s.ty, c->cdm.view()));
+    nmul = (PetscLogDouble)s.cplan.nmul;
+  } else {
+    pdiag::HmView<const PetscScalar> xv, yv;
+    Trans                            ex = s.tx, ey = s.ty;
+    if (!s.mpi) {
+      PetscCall(LocalHm(X, s.xbuf, &xv));
+      PetscCall(LocalHm(Y, s.ybuf, &yv));
+    } else {
+      ex = ey = Trans::N; /* the gathered rows are rows of op(X), op(Y) */
+      if (s.x_direct) xv = x->hm.view();
+      else {
+        PetscCall(GatherRun(s.gx, X));
+        xv = static_cast<const Hm &>(s.gx.blk).view();
+      }
+      PetscCall(GatherRun(s.gy, Y));
+      yv = static_cast<const Hm &>(s.gy.blk).view();
+    }
+    const bool ccdm = c->scheme == pdiag::Scheme::CDM;
+    if (ccdm && !s.cbuf_ready) {
+      DiagCallKernel(s.cbuf = pdiag::hm_product_alloc<PetscScalar>(s.hplan));
+      s.cbuf_ready = true;
+    }
+    DiagCallKernel(pdiag::hm_product_numeric<PetscScalar>(s.hplan, xv, ex, yv, ey, ccdm ? s.cbuf.view() : c->hm.view()));
+    if (ccdm) {
+      Cdm out;
+      DiagCallKernel(out = pdiag::cdm_from_hm(s.cbuf));
+      PetscCheck(out.koffsets == c->cdm.koffsets, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: product result's compact diagonals differ from C's");
+      c->cdm = std::move(out);
+    }
+    nmul = (PetscLogDouble)s.hplan.nmul;
+  }
+  MatDiagValuesChanged(c);
+  PetscCall(PetscLogFlops(2.0 * nmul));
+  PetscFunctionReturn(0);
+}
+
+/* ---- C = A X, X dense ----------------------------------------------------- */
+
+struct DenseStep {
+  bool                     mpi = false;
+  Key                      ka;
+  PetscInt                 ldx = -1, k = -1;
+  Vec                      src = nullptr, dst = nullptr; /* MPI: X's local arrays -> W */
+  VecScatter               sct = nullptr;
+  std::vector<PetscScalar> W; /* the rows of X this process's diagonals reach, column-major, ld nw */
+  Index                    nw = 0;
+  std::vector<Index>       shift; /* per kernel slot: row il of A reads W's row il + shift */
+};
+
+PetscErrorCode DenseDestroy(DenseStep &s)
+{
+  PetscFunctionBegin;
+  PetscCall(VecScatterDestroy(&s.sct));
+  PetscCall(VecDestroy(&s.src));
+  PetscCall(VecDestroy(&s.dst));
+  s.W.clear();
+  PetscFunctionReturn(0);
+}
+
+/* Collective. Under MPI: the merged column intervals that A's local rows
+   reach, the kernel shifts into them, and the scatter of those rows of X
+   (all k columns at once) from every process's local array. */
+PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
+{
+  const Mat_Diag *a = (const Mat_Diag *)A->data;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: the operands of a product must be assembled");
+  PetscCall(DenseDestroy(s));
+  PetscCall(CommSize(A, &size));
+  s.mpi = size > 1;
+  PetscCall(KeyOf(A, &s.ka));
+  PetscCall(MatDenseGetLDA(X, &s.ldx));
+  s.k = X->cmap->N;
+  if (!s.mpi) PetscFunctionReturn(0);
+
+  /* one run per kernel slot: HM diagonal k; CDM compact diagonal k above the wrap (slot k) and below it (slot nd + k) */
+  struct Run {
+    Index d, lo, hi, slot;
+  };
+  const pdiag::Layout &L = a->layout;
+  std::vector<Run>     runs;
+  Index                nslots;
+  if (a->scheme == pdiag::Scheme::HM) {
+    nslots = a->hm.ndiag();
+    for (Index k = 0; k < nslots; k++) runs.push_back({a->hm.offsets[k], L.lo(a->hm.offsets[k]), L.hi(a->hm.offsets[k]), k});
+  } else {
+    const Index nd = a->cdm.ndiag();
+    nslots         = 2 * nd;
+    for (Index k = 0; k < nd; k++) {
+      const Index kk = a->cdm.koffsets[k];
+      runs.push_back({kk, L.lo(kk), L.hi(kk), k});
+      runs.push_back({kk - L.ncols, L.lo(kk - L.ncols), L.hi(kk - L.ncols), nd + k});
+    }
+  }
+  std::vector<std::pair<Index, Index>> iv, merged;
+  for (const Run &r : runs)
+    if (r.lo < r.hi) iv.push_back({r.lo + r.d, r.hi + r.d});
+  std::sort(iv.begin(), iv.end());
+  for (const auto &p : iv) {
+    if (!merged.empty() && p.first <= merged.back().second) merged.back().second = std::max(merged.back().second, p.second);
+    else merged.push_back(p);
+  }
+  std::vector<Index> base;
+  s.nw = 0;
+  for (const auto &p : merged) {
+    base.push_back(s.nw);
+    s.nw += p.second - p.first;
+  }
+  /* W's row of global column j */
+  const auto position = [&](Index j) {
+    const auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(j, std::numeric_limits<Index>::max())) - 1;
+    return base[(std::size_t)(it - merged.begin())] + (j - it->first);
+  };
+  /* never empty: a null shift would mean "X holds every row" to the kernel */
+  s.shift.assign((std::size_t)std::max<Index>(nslots, 1), 0);
+  for (const Run &r : runs)
+    if (r.lo < r.hi) s.shift[(std::size_t)r.slot] = position(r.lo + r.d) - (r.lo - L.row_begin);
+
+  const Index k = s.k, nlocal = (Index)s.ldx * k;
+  PetscCheck(nlocal <= (Index)PETSC_MAX_INT && s.nw * k <= (Index)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the dense operand is too large for PetscInt indices in the product's gather");
+  PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, (PetscInt)nlocal, PETSC_DECIDE, NULL, &s.src));
+  PetscCallCXX(s.W.assign((std::size_t)(s.nw * k), 0.0));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)(s.nw * k), s.W.data(), &s.dst));
+  const PetscInt       *vr;
+  std::vector<PetscInt> from, to;
+  PetscCall(VecGetOwnershipRanges(s.src, &vr));
+  if (k > 0) {
+    for (const auto &p : merged) {
+      for (Index j = p.first; j < p.second; j++) {
+        PetscMPIInt q;
+        PetscCall(PetscLayoutFindOwner(X->rmap, (PetscInt)j, &q));
+        const Index ldq = (vr[q + 1] - vr[q]) / k, w = position(j);
+        for (Index col = 0; col < k; col++) {
+          from.push_back((PetscInt)(vr[q] + col * ldq + (j - X->rmap->range[q])));
+          to.push_back((PetscInt)(col * s.nw + w));
+        }
+      }
+    }
+  }
+  IS isf, ist;
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)from.size(), from.data(), PETSC_COPY_VALUES, &isf));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)to.size(), to.data(), PETSC_COPY_VALUES, &ist));
+  PetscCall(VecScatterCreate(s.src, isf, s.dst, ist, &s.sct));
+  PetscCall(ISDestroy(&isf));
+  PetscCall(ISDestroy(&ist));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the data a product keeps --------------------------------------------- */
+
+struct ProductData {
+  bool      dense   = false;
+  Mat       conv[3] = {nullptr, nullptr, nullptr}; /* diag copies of aij operands (A, B, C) */
+  Mat       inter   = nullptr;                     /* PtAP: A P; RARt: A R^T; ABC: A B */
+  Step      s1, s2;
+  DenseStep ds;
+};
+
+PetscErrorCode ProductDataDestroy(void *ptr)
+{
+  ProductData *pd = (ProductData *)ptr;
+
+  PetscFunctionBegin;
+  if (!pd) PetscFunctionReturn(0);
+  PetscCall(StepDestroy(pd->s1));
+  PetscCall(StepDestroy(pd->s2));
+  PetscCall(DenseDestroy(pd->ds));
+  for (Mat &m : pd->conv) PetscCall(MatDestroy(&m));
+  PetscCall(MatDestroy(&pd->inter));
+  delete pd;
+  PetscFunctionReturn(0);
+}
+
+/* Largest number of diagonals an aij matrix's rows touch on one process. */
+PetscErrorCode AijDiagonalCount(Mat X, PetscInt64 *most)
+{
+  PetscInt           rstart, rend;
+  std::vector<Index> offs;
+  PetscInt64         loc;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(X, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt        nc;
+    const PetscInt *cols;
+    PetscCall(MatGetRow(X, i, &nc, &cols, NULL));
+    for (PetscInt e = 0; e < nc; e++) offs.push_back((Index)cols[e] - i);
+    PetscCall(MatRestoreRow(X, i, &nc, &cols, NULL));
+    if (offs.size() > (1u << 20)) {
+      std::sort(offs.begin(), offs.end());
+      offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    }
+  }
+  std::sort(offs.begin(), offs.end());
+  offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+  loc = (PetscInt64)offs.size();
+  PetscCall(MPIU_Allreduce(&loc, most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)X)));
+  PetscFunctionReturn(0);
+}
+
+/* The operands as diag matrices: diag ones as they are, aij ones through a
+   diag copy (made in the symbolic phase, refreshed in the numeric phase). */
+PetscErrorCode Operands(Mat C, ProductData *pd, bool refresh, Mat op[3])
+{
+  Mat_Product *product = C->product;
+  Mat          in[3]   = {product->A, product->B, product->type == MATPRODUCT_ABC ? product->C : NULL};
+  const char  *names[3] = {"A", product->type == MATPRODUCT_PtAP ? "P" : (product->type == MATPRODUCT_RARt ? "R" : "B"), "C"};
+  Kind         kind[3];
+  PetscInt     limit = 0;
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 3; i++) {
+    op[i] = in[i];
+    if (!in[i]) continue;
+    PetscCall(KindOf(in[i], &kind[i]));
+    if (kind[i] == Kind::Diag) limit = PetscMax(limit, ((Mat_Diag *)in[i]->data)->max_diagonals);
+  }
+  for (int i = 0; i < 3; i++) {
+    if (!in[i] || kind[i] == Kind::Diag) continue;
+    PetscCheck(kind[i] == Kind::Aij, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s: operand %s of type %s is neither diag nor aij", MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name);
+    if (!pd->conv[i]) {
+      PetscInt64 most;
+      PetscCall(AijDiagonalCount(in[i], &most));
+      PetscCheck(most <= limit, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
+                 "diag: MatProduct %s of diag and aij: converting operand %s (type %s) to diag would store %" PetscInt64_FMT " diagonals on a process, more than the limit %" PetscInt_FMT
+                 " (-mat_diag_max_diagonals); convert the diag operand(s) to aij (MatConvert) for this product instead",
+                 MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name, most, limit);
+      PetscCall(PetscInfo(C, "diag: MatProduct %s: converting operand %s of type %s to diag (the result is diag)\n", MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name));
+      PetscCall(MatCreate(PetscObjectComm((PetscObject)in[i]), &pd->conv[i]));
+      PetscCall(MatSetSizes(pd->conv[i], in[i]->rmap->n, in[i]->cmap->n, in[i]->rmap->N, in[i]->cmap->N));
+      PetscCall(MatSetType(pd->conv[i], MATDIAG));
+      ((Mat_Diag *)pd->conv[i]->data)->max_diagonals = limit;
+      refresh = true;
+    }
+    if (refresh) PetscCall(MatConvertFrom_Diag(in[i], MATDIAG, MAT_REUSE_MATRIX, &pd->conv[i]));
+    op[i] = pd->conv[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- the MatProduct callbacks --------------------------------------------- */
+
+PetscErrorCode MatProductNumeric_Diag(Mat C)
+{
+  Mat_Product *product = C->product;
+  ProductData *pd;
+  Mat          op[3];
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  pd = (ProductData *)product->data;
+  PetscCheck(pd && !pd->dense, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  PetscCall(Operands(C, pd, true, op));
+  switch (product->type) {
+  case MATPRODUCT_AB:
+  case MATPRODUCT_AtB:
+  case MATPRODUCT_ABt:
+    PetscCall(StepNumeric(pd->s1, op[0], op[1], C));
+    break;
+  case MATPRODUCT_PtAP: /* inter = A P, C = P^T inter */
+  case MATPRODUCT_RARt: /* inter = A R^T, C = R inter */
+    PetscCall(StepNumeric(pd->s1, op[0], op[1], pd->inter));
+    PetscCall(StepNumeric(pd->s2, op[1], pd->inter, C));
+    break;
+  case MATPRODUCT_ABC: /* inter = A B, C = inter C */
+    PetscCall(StepNumeric(pd->s1, op[0], op[1], pd->inter));
+    PetscCall(StepNumeric(pd->s2, pd->inter, op[2], C));
+    break;
+  default:
+    SETERRQ(PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s is not supported", MatProductTypes[product->type]);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatProductSymbolic_Diag(Mat C)
+{
+  Mat_Product *product = C->product;
+  ProductData *pd;
+  Mat          op[3];
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
+  PetscCallCXX(pd = new ProductData());
+  product->data    = pd;
+  product->destroy = ProductDataDestroy;
+  PetscCall(Operands(C, pd, false, op));
+  switch (product->type) {
+  case MATPRODUCT_AB:
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], C));
+    break;
+  case MATPRODUCT_AtB:
+    pd->s1.tx = Trans::T;
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], C));
+    break;
+  case MATPRODUCT_ABt:
+    pd->s1.ty = Trans::T;
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], C));
+    break;
+  case MATPRODUCT_PtAP:
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)C), &pd->inter));
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], pd->inter));
+    pd->s2.tx = Trans::T;
+    PetscCall(StepSymbolic(pd->s2, op[1], pd->inter, C));
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)C), &pd->inter));
+    pd->s1.ty = Trans::T;
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], pd->inter));
+    PetscCall(StepSymbolic(pd->s2, op[1], pd->inter, C));
+    break;
+  case MATPRODUCT_ABC:
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)C), &pd->inter));
+    PetscCall(StepSymbolic(pd->s1, op[0], op[1], pd->inter));
+    PetscCall(StepSymbolic(pd->s2, pd->inter, op[2], C));
+    break;
+  default:
+    SETERRQ(PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s is not supported", MatProductTypes[product->type]);
+  }
+  /* MatSetType() in the set-up of C cleared C's ops */
+  C->ops->productsymbolic = MatProductSymbolic_Diag;
+  C->ops->productnumeric  = MatProductNumeric_Diag;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatProductNumeric_DiagDense(Mat C)
+{
+  Mat_Product       *product = C->product;
+  Mat                A = product->A, X = product->B;
+  ProductData       *pd;
+  PetscBool          stale = PETSC_FALSE;
+  PetscInt           ldx, ldc;
+  const PetscScalar *xa;
+  PetscScalar       *ca;
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  pd = (ProductData *)product->data;
+  PetscCheck(pd && pd->dense, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  DenseStep &s = pd->ds;
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(KeyChanged(A, s.ka, &stale));
+  if (ldx != s.ldx || X->cmap->N != s.k) stale = PETSC_TRUE;
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  if (stale) PetscCall(DenseBuild(s, A, X));
+  const Mat_Diag *a = (const Mat_Diag *)A->data;
+  PetscCall(MatDenseGetLDA(C, &ldc));
+  PetscCall(MatDenseGetArrayRead(X, &xa));
+  PetscCall(MatDenseGetArrayWrite(C, &ca));
+  if (!s.mpi) {
+    if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::hm_spmm<PetscScalar>(a->hm.view(), xa, ldx, s.k, ca, ldc));
+    else DiagCallKernel(pdiag::cdm_spmm<PetscScalar>(a->cdm.view(), xa, ldx, s.k, ca, ldc));
+  } else {
+    PetscCall(VecPlaceArray(s.src, xa));
+    PetscCall(VecScatterBegin(s.sct, s.src, s.dst, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s.sct, s.src, s.dst, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecResetArray(s.src));
+    if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::hm_spmm<PetscScalar>(a->hm.view(), s.W.data(), s.nw, s.k, ca, ldc, s.shift.data()));
+    else DiagCallKernel(pdiag::cdm_spmm<PetscScalar>(a->cdm.view(), s.W.data(), s.nw, s.k, ca, ldc, s.shift.data()));
+  }
+  PetscCall(MatDenseRestoreArrayRead(X, &xa));
+  PetscCall(MatDenseRestoreArrayWrite(C, &ca));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored() * (PetscLogDouble)s.k));
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatProductSymbolic_DiagDense(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, X = product->B;
+  ProductData *pd;
+  Kind         kind;
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
+  PetscCall(MatSetSizes(C, A->rmap->n, X->cmap->n, A->rmap->N, X->cmap->N));
+  PetscCall(KindOf(C, &kind));
+  if (kind != Kind::Dense) PetscCall(MatSetType(C, ((PetscObject)X)->type_name));
+  PetscCall(MatSetUp(C));
+  PetscCallCXX(pd = new ProductData());
+  pd->dense        = true;
+  product->data    = pd;
+  product->destroy = ProductDataDestroy;
+  PetscCall(DenseBuild(pd->ds, A, X));
+  PetscCall(PetscInfo(C, "diag: product with a dense matrix of %" PetscInt_FMT " columns (SpMM)\n", X->cmap->N));
+  C->ops->productsymbolic = MatProductSymbolic_DiagDense;
+  C->ops->productnumeric  = MatProductNumeric_DiagDense;
+  PetscFunctionReturn(0);
+}
+
+/* The algorithm: "default" becomes "diag"; -mat_product_algorithm (and,
+   through MatMatMult() and friends, their -mat..._via option) may name it. */
+PetscErrorCode ProductSetAlgorithm(Mat C)
+{
+  Mat_Product *product = C->product;
+  PetscBool    isdefault, flg;
+  PetscInt     alg = -1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &isdefault));
+  if (isdefault) alg = 0;
+  for (PetscInt i = 0; i < kNumAlgorithms && alg < 0; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(product->alg, kAlgorithms[i], &same));
+    if (same) alg = i;
+  }
+  PetscCheck(alg >= 0, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for Mat type diag; available: diag", product->alg);
+  PetscObjectOptionsBegin((PetscObject)C);
+  PetscCall(PetscOptionsEList("-mat_product_algorithm", "Algorithmic approach", "MatProductSetAlgorithm", kAlgorithms, kNumAlgorithms, kAlgorithms[alg], &alg, &flg));
+  if (product->api_user) {
+    const char *via = NULL;
+    switch (product->type) {
+    case MATPRODUCT_AB:
+      via = "-matmatmult_via";
+      break;
+    case MATPRODUCT_AtB:
+      via = "-mattransposematmult_via";
+      break;
+    case MATPRODUCT_ABt:
+      via = "-matmattransposemult_via";
+      break;
+    case MATPRODUCT_PtAP:
+      via = "-matptap_via";
+      break;
+    case MATPRODUCT_RARt:
+      via = "-matrart_via";
+      break;
+    case MATPRODUCT_ABC:
+      via = "-matmatmatmult_via";
+      break;
+    default:
+      break;
+    }
+    if (via) PetscCall(PetscOptionsEList(via, "Algorithmic approach", "MatProductSetAlgorithm", kAlgorithms, kNumAlgorithms, kAlgorithms[alg], &alg, &flg));
+  }
+  PetscOptionsEnd();
+  PetscCall(MatProductSetAlgorithm(C, kAlgorithms[alg]));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc calls this through ops->productsetfromoptions when every operand
+   is diag, and through the composed "MatProductSetFromOptions_anytype_C"
+   when only some are (diag x dense, diag with aij). What it cannot do it
+   leaves to another operand's anytype function, or to PETSc's fallbacks. */
+PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          in[3];
+  Kind         kind[3] = {Kind::Other, Kind::Other, Kind::Other};
+  bool         any_diag = false, all_sparse = true;
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  if (product->type == MATPRODUCT_UNSPECIFIED) PetscFunctionReturn(0);
+  in[0] = product->A;
+  in[1] = product->B;
+  in[2] = product->type == MATPRODUCT_ABC ? product->C : NULL;
+  for (int i = 0; i < 3; i++) {
+    if (!in[i]) continue;
+    PetscCall(KindOf(in[i], &kind[i]));
+    any_diag   = any_diag || kind[i] == Kind::Diag;
+    all_sparse = all_sparse && (kind[i] == Kind::Diag || kind[i] == Kind::Aij);
+  }
+  const bool dense_ab = product->type == MATPRODUCT_AB && kind[0] == Kind::Diag && kind[1] == Kind::Dense;
+  const bool sparse   = any_diag && all_sparse;
+  if (!dense_ab && !sparse) {
+    for (int i = 1; i < 3; i++) {
+      PetscErrorCode (*f)(Mat) = NULL;
+      if (!in[i]) continue;
+      PetscCall(PetscObjectQueryFunction((PetscObject)in[i], kAnytype, &f));
+      if (f && f != MatProductSetFromOptions_Diag) {
+        PetscCall((*f)(C));
+        break;
+      }
+    }
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ProductSetAlgorithm(C));
+  C->ops->productsymbolic = dense_ab ? MatProductSymbolic_DiagDense : MatProductSymbolic_Diag;
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+/* Installs the product hook of a diag matrix: the ops slot (every operand
+   diag) and the composed anytype function (mixed with dense or aij, which
+   PETSc only finds by name). */
+PetscErrorCode MatDiagSetProductOps_Private(Mat A)
+{
+  PetscFunctionBegin;
+  A->ops->productsetfromoptions = MatProductSetFromOptions_Diag;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, kAnytype, MatProductSetFromOptions_Diag));
+  PetscFunctionReturn(0);
+}
