@@ -1,6 +1,7 @@
-/* Conversions into diag from any type, MatDuplicate, MatCopy, MatTranspose,
-   MatView and MatLoad. Conversions out of diag go through PETSc's generic
-   converter (MatGetRow + MatSetValues with exact preallocation). */
+/* Conversions into diag from any type, to aij (exact preallocation from the
+   stored entries), MatDuplicate, MatCopy, MatTranspose, MatView and MatLoad.
+   Conversions to other types go through PETSc's generic converter
+   (MatGetRow + MatSetValues). */
 #include "diag_impl.hpp"
 
 #include "pdiag/ops.hpp"
@@ -65,7 +66,7 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetType(B, newtype));
-  PetscCall(MatSetFromOptions(B));
+  PetscCall(MatDiagSetFromOptionsOnly_Private(B)); /* not MatSetFromOptions: -mat_type must not turn B into another type */
   { /* a refused conversion (e.g. too many diagonals) leaves no half-built matrix */
     PetscErrorCode ierr = MatDiagFillFrom(A, B);
     if (ierr) {
@@ -73,6 +74,40 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
       PetscCall(ierr);
     }
   }
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert to an aij type: the CSR of the stored entries of the local
+   rows (global columns) gives aij its exact preallocation and values in one
+   call (MatSeq/MPIAIJSetPreallocationCSR). */
+PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
+{
+  Mat_Diag                *a = (Mat_Diag *)A->data;
+  pdiag::Csr<PetscScalar> csr;
+  Mat                      B;
+
+  PetscFunctionBegin;
+  if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(csr = pdiag::hm_to_csr(a->hm));
+  else DiagCallKernel(csr = pdiag::hm_to_csr(pdiag::hm_from_cdm(a->cdm, pdiag::cdm_nonzero_offsets(a->cdm))));
+  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());
+  if (reuse == MAT_REUSE_MATRIX) {
+    B = *newmat;
+    PetscCall(MatZeroEntries(B));
+    for (PetscInt il = 0; il < A->rmap->n; il++) {
+      const PetscInt i = A->rmap->rstart + il;
+      PetscCall(MatSetValues(B, 1, &i, rowptr[il + 1] - rowptr[il], colidx.data() + rowptr[il], csr.vals.data() + rowptr[il], INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(B, newtype));
+  PetscCall(MatSeqAIJSetPreallocationCSR(B, rowptr.data(), colidx.data(), csr.vals.data()));
+  PetscCall(MatMPIAIJSetPreallocationCSR(B, rowptr.data(), colidx.data(), csr.vals.data()));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
   PetscFunctionReturn(0);

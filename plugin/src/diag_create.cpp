@@ -347,6 +347,31 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptio
   PetscFunctionReturn(0);
 }
 
+/* The diag options of A alone, without PETSc's generic -mat_type handling
+   (which would change the type of a matrix being built as diag). */
+PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscObjectOptionsBegin((PetscObject)A);
+  PetscCall(MatSetFromOptions_Diag(A, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+/* The aij types MatConvert() finds a direct converter for on a diag matrix. */
+static const char *const kAIJTargets[] = {"aij", "seqaij", "mpiaij", "aijcusparse", "seqaijcusparse", "mpiaijcusparse"};
+
+static PetscErrorCode MatDiagComposeConverters(Mat A, const char *name, PetscBool set)
+{
+  PetscFunctionBegin;
+  for (const char *to : kAIJTargets) {
+    char fname[96];
+    PetscCall(PetscSNPrintf(fname, sizeof(fname), "MatConvert_%s_%s_C", name, to));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, fname, set ? MatConvert_Diag_AIJ : NULL));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatDestroy_Diag(Mat A)
 {
   Mat_Diag *a = (Mat_Diag *)A->data;
@@ -356,6 +381,7 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   PetscCall(MatDiagDeviceFree_Private(a));
   delete a;
   A->data = nullptr;
+  PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
   for (const char *name : {"MatDiagSetPreallocation_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C"})
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
@@ -386,6 +412,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetDiagonals_C", MatDiagGetDiagonals_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", MatSetValuesCOO_Diag));
+  PetscCall(MatDiagComposeConverters(A, name, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, name));
   PetscFunctionReturn(0);
 }

@@ -184,6 +184,8 @@ PETSC_INTERN PetscErrorCode MatDiagRestoreColumns_Private(Mat, Vec, const PetscS
 
 /* diag_convert.cpp */
 PETSC_INTERN PetscErrorCode MatConvertFrom_Diag(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_Diag_AIJ(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDuplicate_Diag(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
