@@ -27,46 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "plugin_testing.hpp"
+
+using namespace plugin_testing;
+
 namespace {
 
-const PetscReal kTol   = 1e-12;
-int             g_pass = 0, g_fail = 0;
-PetscMPIInt     g_rank = 0, g_size = 1;
-
-std::string Fmt(const char *fmt, ...)
-{
-  char    buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-/* Records one check. Collective: it passes only if it passed on every rank. */
-PetscErrorCode Record(bool ok_local, const std::string &cs, const std::string &op, const std::string &detail = "")
-{
-  PetscBool ok = ok_local ? PETSC_TRUE : PETSC_FALSE, all;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
-  if (all) g_pass++;
-  else {
-    g_fail++;
-    if (!ok_local) PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAILED [%s] %s%s%s (rank %d)\n", cs.c_str(), op.c_str(), detail.empty() ? "" : ": ", detail.c_str(), g_rank));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* Runs a group of checks; a PETSc error inside counts as one failure. */
-void Run(const std::string &cs, const std::string &group, const std::function<PetscErrorCode()> &f)
-{
-  PetscErrorCode ierr = f();
-  if (ierr) {
-    g_fail++;
-    (void)PetscPrintf(PETSC_COMM_SELF, "FAILED [%s] %s: PETSc error %d (rank %d)\n", cs.c_str(), group.c_str(), (int)ierr, g_rank);
-  }
-}
 
 /* ---- deterministic values, identical on every rank ----------------------- */
 
@@ -674,13 +640,6 @@ PetscErrorCode TestMixed()
 }
 
 /* ---- bad input ------------------------------------------------------------ */
-
-std::string LastMessage()
-{
-  char *specific = NULL;
-  if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
-  return specific;
-}
 
 /* Expects f to fail with a message containing every one of `words`. */
 PetscErrorCode ExpectError(const std::string &what, const std::function<PetscErrorCode()> &f, std::vector<std::string> words = {})

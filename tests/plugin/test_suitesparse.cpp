@@ -26,43 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "plugin_testing.hpp"
+
+using namespace plugin_testing;
+
 namespace {
 
-const PetscReal kTol = 1e-12;
-int             g_pass = 0, g_fail = 0;
-PetscMPIInt     g_rank = 0, g_size = 1;
-
-std::string Fmt(const char *fmt, ...)
-{
-  char    buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-/* One check; collective: passes only if it passed on every process. */
-PetscErrorCode Record(bool ok_local, const std::string &name, const std::string &op, const std::string &detail = "")
-{
-  PetscBool ok = ok_local ? PETSC_TRUE : PETSC_FALSE, all;
-
-  PetscFunctionBeginUser;
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
-  if (all) g_pass++;
-  else {
-    g_fail++;
-    if (!ok_local) PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAILED [%s] %s%s%s (rank %d)\n", name.c_str(), op.c_str(), detail.empty() ? "" : ": ", detail.c_str(), g_rank));
-  }
-  PetscFunctionReturn(0);
-}
-
-std::string LastMessage()
-{
-  char *specific = NULL;
-  if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
-  return specific;
-}
 
 /* The entries of this process's rows, global indices. */
 struct Triplets {
