@@ -9,6 +9,8 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
    device synchronisation (PetscDeviceContext) so GPU products are complete.
    The median is reported, with the ratio peer / ours. */
 
+#include "paper_matrices.hpp"
+
 #include <petscdiag.h>
 #include <petscdevice.h>
 #include <petscdmda.h>
@@ -104,56 +106,6 @@ PetscErrorCode Median(Mat A, Vec x, Vec y, int op, PetscInt reps, double *t)
   PetscFunctionReturn(0);
 }
 
-/* The paper's structured sparse matrices (Tables 1-2): offsets uniform in
-   +-n/4 (the main diagonal included), random values; the same on every run. */
-std::vector<PetscInt> RandomOffsets(const Options &o)
-{
-  std::vector<PetscInt> offs{0};
-  unsigned long         state = 12345;
-  while ((PetscInt)offs.size() < o.random_diagonals) {
-    state            = state * 6364136223846793005UL + 1442695040888963407UL;
-    const PetscInt d = (PetscInt)((state >> 33) % (unsigned long)(o.n / 2 + 1)) - o.n / 4;
-    if (std::find(offs.begin(), offs.end(), d) == offs.end()) offs.push_back(d);
-  }
-  return offs;
-}
-
-/* Each type gets its own exact preallocation, as a user would give it:
-   aij row counts, diag the diagonal offsets. */
-PetscErrorCode AssembleRandomDiagonals(Mat A, const Options &o)
-{
-  PetscInt                    rs, re, cs, ce;
-  const std::vector<PetscInt> offs  = RandomOffsets(o);
-  unsigned long               state = 777;
-
-  PetscFunctionBeginUser;
-  { /* the rows of this process (the layout is not set up before preallocation) */
-    PetscInt nloc;
-    PetscCall(MatGetLocalSize(A, &nloc, NULL));
-    PetscCallMPI(MPI_Scan(&nloc, &re, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
-    rs = re - nloc;
-    cs = rs;
-    ce = re;
-  }
-  std::vector<PetscInt> dnnz(re - rs, 0), onnz(re - rs, 0);
-  for (PetscInt i = rs; i < re; i++)
-    for (PetscInt d : offs)
-      if (i + d >= 0 && i + d < o.n) (i + d >= cs && i + d < ce ? dnnz : onnz)[i - rs]++;
-  PetscCall(MatXAIJSetPreallocation(A, 1, dnnz.data(), onnz.data(), NULL, NULL));
-  PetscCall(MatDiagSetPreallocation(A, (PetscInt)offs.size(), offs.data()));
-  for (PetscInt i = rs; i < re; i++)
-    for (PetscInt d : offs) {
-      const PetscInt j = i + d;
-      if (j < 0 || j >= o.n) continue;
-      state               = state * 6364136223846793005UL + 1442695040888963407UL;
-      const PetscScalar v = 1.0 + (PetscScalar)((state >> 33) % 1000) / 1000.0;
-      PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, INSERT_VALUES));
-    }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result *r)
 {
   Mat            A;
@@ -163,13 +115,7 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&t0));
   if (o.random_diagonals > 0) {
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
-    PetscInt nloc = PETSC_DECIDE, N = o.n;
-    PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &nloc, &N));
-    PetscCall(MatSetSizes(A, nloc, nloc, o.n, o.n));
-    PetscCall(MatSetType(A, type));
-    PetscCall(MatSetFromOptions(A));
-    PetscCall(AssembleRandomDiagonals(A, o));
+    PetscCall(bench::CreateRandomDiagonals(PETSC_COMM_WORLD, type, o.n, bench::RandomOffsets(o.n, o.random_diagonals, 12345), 777, &A));
   } else {
     PetscCall(DMSetMatType(da, type));
     PetscCall(DMCreateMatrix(da, &A));
