@@ -79,6 +79,29 @@ struct Row {
   }
 };
 
+/* The operator of a DMDA grid and the vectors of a steady solve: solution,
+   right-hand side and exact solution. */
+inline PetscErrorCode CreateSystem(DM da, Mat *A, Vec *x, Vec *b, Vec *exact)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateMatrix(da, A));
+  PetscCall(DMCreateGlobalVector(da, x));
+  PetscCall(VecDuplicate(*x, b));
+  PetscCall(VecDuplicate(*x, exact));
+  PetscFunctionReturn(0);
+}
+
+inline PetscErrorCode DestroySystem(DM *da, Mat *A, Vec *x, Vec *b, Vec *exact)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecDestroy(x));
+  PetscCall(VecDestroy(b));
+  PetscCall(VecDestroy(exact));
+  PetscCall(MatDestroy(A));
+  PetscCall(DMDestroy(da));
+  PetscFunctionReturn(0);
+}
+
 /* What a solve reports. */
 struct SolveStats {
   PetscInt       its = 0;

@@ -132,10 +132,7 @@ int main(int argc, char **argv)
   PetscCall(GetOptions(p));
   PetscCall(PetscTime(&t0));
   PetscCall(solvers::CreateGrid(p.dim, DMDA_STENCIL_STAR, p.order == 4 ? 2 : 1, 33, &da));
-  PetscCall(DMCreateMatrix(da, &A));
-  PetscCall(DMCreateGlobalVector(da, &x));
-  PetscCall(VecDuplicate(x, &b));
-  PetscCall(VecDuplicate(x, &exact));
+  PetscCall(solvers::CreateSystem(da, &A, &x, &b, &exact));
   PetscCall(Assemble(p, da, A, b, exact));
   PetscCall(PetscTime(&t1));
 
@@ -153,11 +150,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error: max %.10e, L2 %.10e\n", (double)errmax, (double)errl2));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, st.setup, st.solve));
 
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&exact));
-  PetscCall(MatDestroy(&A));
-  PetscCall(DMDestroy(&da));
+  PetscCall(solvers::DestroySystem(&da, &A, &x, &b, &exact));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -199,10 +199,7 @@ int main(int argc, char **argv)
   PetscCall(PetscTime(&t0));
   /* the compact stencils couple along edges and corners: a box stencil */
   PetscCall(solvers::CreateGrid(p.dim, p.stencil == 5 || p.stencil == 7 ? DMDA_STENCIL_STAR : DMDA_STENCIL_BOX, 1, 33, &da));
-  PetscCall(DMCreateMatrix(da, &A));
-  PetscCall(DMCreateGlobalVector(da, &x));
-  PetscCall(VecDuplicate(x, &b));
-  PetscCall(VecDuplicate(x, &exact));
+  PetscCall(solvers::CreateSystem(da, &A, &x, &b, &exact));
   PetscCall(Assemble(p, da, A, b, exact));
   if (p.neumann) {
     PetscScalar sum;
@@ -236,11 +233,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: assembly %.3f s, solver set-up %.3f s, solve %.3f s\n", t1 - t0, st.setup, st.solve));
 
   PetscCall(MatNullSpaceDestroy(&nullsp));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&exact));
-  PetscCall(MatDestroy(&A));
-  PetscCall(DMDestroy(&da));
+  PetscCall(solvers::DestroySystem(&da, &A, &x, &b, &exact));
   PetscCall(PetscFinalize());
   return 0;
 }
