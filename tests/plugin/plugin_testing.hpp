@@ -4,9 +4,10 @@
    Each test ends with exactly one line "N passed, M failed". */
 #pragma once
 
-#include <petscsys.h>
+#include <petscdiag.h>
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -58,6 +59,37 @@ inline std::string LastMessage()
   char *specific = NULL;
   if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
   return specific;
+}
+
+/* Deterministic values, identical on every process: a value in [-1, 1)
+   determined by (seed, a, b). */
+inline std::uint64_t Mix(std::uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+inline double Unit(unsigned seed, PetscInt a, PetscInt b)
+{
+  const std::uint64_t h = Mix(Mix(Mix(seed) ^ (std::uint64_t)a) ^ ((std::uint64_t)b << 1));
+  return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+inline bool IsDiag(Mat M)
+{
+  PetscBool flg = PETSC_FALSE;
+  if (PetscObjectTypeCompareAny((PetscObject)M, &flg, MATSEQDIAG, MATMPIDIAG, "")) return false;
+  return flg;
+}
+
+inline PetscErrorCode Assemble(Mat M)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
 }
 
 } // namespace plugin_testing

@@ -38,20 +38,8 @@ namespace {
 
 /* ---- deterministic values, identical on every rank ----------------------- */
 
-std::uint64_t Mix(std::uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 /* A value in [-1, 1) determined by (seed, a, b). */
-PetscScalar Value(unsigned seed, PetscInt a, PetscInt b)
-{
-  const std::uint64_t h = Mix(Mix(Mix(seed) ^ (std::uint64_t)a) ^ ((std::uint64_t)b << 1));
-  return (PetscScalar)((double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-}
+PetscScalar Value(unsigned seed, PetscInt a, PetscInt b) { return (PetscScalar)Unit(seed, a, b); }
 
 /* Fills v with values determined by (seed, global index), in [0.5, 1.5) when positive. */
 PetscErrorCode FillVec(Vec v, unsigned seed, bool positive = false)
@@ -65,13 +53,6 @@ PetscErrorCode FillVec(Vec v, unsigned seed, bool positive = false)
   for (PetscInt i = lo; i < hi; i++) a[i - lo] = positive ? 1.0 + 0.5 * Value(seed, i, -7) : Value(seed, i, -7);
   PetscCall(VecRestoreArrayWrite(v, &a));
   PetscFunctionReturn(0);
-}
-
-bool IsDiag(Mat M)
-{
-  PetscBool flg = PETSC_FALSE;
-  if (PetscObjectTypeCompareAny((PetscObject)M, &flg, MATSEQDIAG, MATMPIDIAG, "")) return false;
-  return flg;
 }
 
 bool IsType(Mat M, const char *a, const char *b)
@@ -1398,14 +1379,6 @@ PetscErrorCode ExpectError(const std::string &what, bool expect, const std::func
       if (msg.find(w) == std::string::npos) ok = false;
   }
   PetscCall(Record(ok, "bad input", what, ierr ? "message: " + msg : "no error"));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode Assemble(Mat M)
-{
-  PetscFunctionBeginUser;
-  PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 

@@ -36,21 +36,6 @@ namespace {
 
 /* ---- deterministic values, identical on every rank ----------------------- */
 
-std::uint64_t Mix(std::uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-/* A value in [-1, 1) determined by (seed, a, b). */
-double Unit(unsigned seed, PetscInt a, PetscInt b)
-{
-  const std::uint64_t h = Mix(Mix(Mix(seed) ^ (std::uint64_t)a) ^ ((std::uint64_t)b << 1));
-  return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
 /* ---- test matrices ------------------------------------------------------- */
 
 struct Spec {
@@ -82,14 +67,6 @@ PetscErrorCode OwnedRange(PetscInt N, PetscInt *lo, PetscInt *hi)
   PetscCall(PetscLayoutSetUp(l));
   PetscCall(PetscLayoutGetRange(l, lo, hi));
   PetscCall(PetscLayoutDestroy(&l));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode Assemble(Mat M)
-{
-  PetscFunctionBeginUser;
-  PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
@@ -165,13 +142,6 @@ std::vector<PetscInt> Band(PetscInt lo, PetscInt hi, PetscInt M, PetscInt N)
 }
 
 /* ---- comparisons --------------------------------------------------------- */
-
-bool IsDiag(Mat M)
-{
-  PetscBool flg = PETSC_FALSE;
-  if (PetscObjectTypeCompareAny((PetscObject)M, &flg, MATSEQDIAG, MATMPIDIAG, "")) return false;
-  return flg;
-}
 
 std::string TypeName(Mat M)
 {
