@@ -107,13 +107,13 @@ def main():
         xs, errs = [r[0] for r in res], [r[1] for r in res]
         fit = slope(xs, errs)
         print(f"## {label} (promised order {order:g}; matrix {', '.join(types)})")
-        print(f"{args.x:>10} {'iterations':>10} {'error':>12} {'ratio':>7} {'order':>6}")
+        print(f"{args.x:>10} {'iterations':>10} {'error':>12} {'ratio':>7} {'order':>6}")  # ratio, order: against the row above
         for k, (x, e, its, _, _) in enumerate(res):
             step = ""
             if k:
                 ratio = errs[k - 1] / e
                 step = f"{ratio:7.2f} {math.log(ratio) / math.log(xs[k - 1] / x):6.2f}"
-            print(f"{x:10.4g} {its:10d} {e:12.4e} {step}")
+            print(f"{x:10.6g} {its:10d} {e:12.4e} {step}".rstrip())
         last = math.log(errs[-2] / errs[-1]) / math.log(xs[-2] / xs[-1]) if len(xs) > 1 else math.nan
         print(f"measured order: {fit:.2f} (least-squares fit), {last:.2f} (last step)")
         series.append((label, order, xs, errs, fit, last))
