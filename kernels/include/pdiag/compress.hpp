@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -115,18 +116,16 @@ std::size_t hm_bytes(const HmMatrix<T>& A) {
 
 namespace detail {
 
-/// The candidate constant of a[0, len) and how often it occurs (0: none).
-/// An exception costs sizeof(Index) + sizeof(T) >= 2 sizeof(T) bytes, so the
-/// constant form can only win with fewer than len/2 exceptions: the constant
-/// must be a strict majority of the entries. The majority vote (Boyer and
-/// Moore) finds the only value that can be one in a single pass; a second
-/// pass counts it. (Sampling a few positions is not enough: on a 12 x 10 x 8
-/// grid the +-1 diagonals' entries at 1/4, 1/2 and 3/4 all sit at line ends.)
-/// Non-finite candidates are refused; a zero is returned as +0.
+/// Whether the exception a of constant c is recovered exactly as c + (a - c).
 template <class T>
-Index pick_constant(const T* a, Index len, T& c) {
-  c = T(0);
-  if (len <= 0) return 0;
+bool exact_delta(T a, T c) {
+  return c + (a - c) == a;
+}
+
+/// The majority vote (Boyer and Moore) over a[0, len): the only value that
+/// can occur in more than half of the entries (if none does, some entry).
+template <class T>
+T majority_candidate(const T* a, Index len) {
   T cand = a[0];
   Index votes = 0;
   for (Index p = 0; p < len; ++p) {
@@ -137,17 +136,78 @@ Index pick_constant(const T* a, Index len, T& c) {
       votes += (a[p] == cand) ? 1 : -1;
     }
   }
-  if (!std::isfinite(cand)) return 0;
-  Index n = 0;
-  for (Index p = 0; p < len; ++p) n += (a[p] == cand);
-  c = cand == T(0) ? T(0) : cand;
-  return n;
+  return cand;
 }
 
-/// Whether the exception a of constant c is recovered exactly as c + (a - c).
+/// A cheap guess at the majority value of a[0, len): the majority vote over
+/// 61 positions spread over the array by a fixed pseudo-random sequence
+/// (regularly spaced samples can all fall on a grid's boundary planes).
 template <class T>
-bool exact_delta(T a, T c) {
-  return c + (a - c) == a;
+T sample_candidate(const T* a, Index len) {
+  T cand = a[0];
+  Index votes = 0;
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (int s = 0; s < 61; ++s) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const T v = a[Index((state >> 33) % std::uint64_t(len))];
+    if (votes == 0) {
+      cand = v;
+      votes = 1;
+    } else {
+      votes += (v == cand) ? 1 : -1;
+    }
+  }
+  return cand;
+}
+
+/// The positions p in [0, len) where a[p] != c, ascending, into pos (cleared
+/// first), unless there are more than max_exc of them: then false (pos holds
+/// the first max_exc). exact says whether every exception found is
+/// recovered exactly as c + (a - c).
+template <class T>
+bool collect_exceptions(const T* a, Index len, T c, Index max_exc, std::vector<Index>& pos, bool& exact) {
+  pos.clear();
+  exact = true;
+  for (Index p = 0; p < len; ++p)
+    if (!(a[p] == c)) {
+      if (Index(pos.size()) == max_exc) return false;
+      pos.push_back(p);
+      exact = exact && exact_delta(a[p], c);
+    }
+  return true;
+}
+
+/// The candidate constant c of a[0, len) and the positions of the entries
+/// that differ from it, ascending (pos). An exception costs sizeof(Index) +
+/// sizeof(T) >= 2 sizeof(T) bytes, so the constant form can only win with
+/// fewer than len * sizeof(T) / (sizeof(Index) + sizeof(T)) exceptions;
+/// false when there are more (or the candidate is not finite): the diagonal
+/// stays full. The candidate is the majority value when there is one, else
+/// the majority vote's candidate. A guess (sample_candidate) is tried first:
+/// if it is a strict majority it is the only one, and the single pass that
+/// checks it also collected its exceptions; otherwise the vote (Boyer and
+/// Moore) over all entries finds the candidate and a second pass collects.
+/// (A sample alone is not enough: it may miss the majority, e.g. on a
+/// 12 x 10 x 8 grid the +-1 diagonals' entries at 1/4, 1/2 and 3/4 all sit
+/// at line ends.) Either way the result is the same; the guess only saves
+/// passes. A zero constant is returned as +0.
+template <class T>
+bool pick_constant(const T* a, Index len, T& c, std::vector<Index>& pos, bool& exact) {
+  c = T(0);
+  pos.clear();
+  if (len <= 0) return false;
+  const Index max_exc = (len * Index(sizeof(T)) - 1) / Index(sizeof(Index) + sizeof(T));
+  const T guess = sample_candidate(a, len);
+  T cand = guess;
+  bool ok = std::isfinite(guess) && collect_exceptions(a, len, guess, std::min(max_exc, (len - 1) / 2), pos, exact);
+  if (!ok) {
+    cand = majority_candidate(a, len);
+    if (!std::isfinite(cand)) return false;
+    ok = collect_exceptions(a, len, cand, max_exc, pos, exact);
+  }
+  if (!ok) return false;
+  c = cand == T(0) ? T(0) : cand;
+  return true;
 }
 
 template <class T>
@@ -175,45 +235,42 @@ HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
   C.vbase.assign(static_cast<std::size_t>(nd), 0);
   C.cval.assign(static_cast<std::size_t>(nd), T(0));
 
-  // 1. A candidate constant per diagonal and its number of exceptions; a
-  //    diagonal whose exceptions alone cost its full bytes is full already.
-  std::vector<Index> nexc(static_cast<std::size_t>(nd), 0);
+  // 1. A candidate constant per diagonal and the positions of its
+  //    exceptions; a diagonal whose exceptions alone cost its full bytes, or
+  //    with an inexact exception, is full already.
+  std::vector<std::vector<Index>> exc_pos(static_cast<std::size_t>(nd));
   std::vector<Index> order;
   for (Index k = 0; k < nd; ++k) {
     const Index len = A.start[k + 1] - A.start[k];
     T c;
-    const Index count = detail::pick_constant(A.val.data() + A.start[k], len, c);
-    if (count == 0) continue;
+    bool exact = true;
+    std::vector<Index>& pos = exc_pos[static_cast<std::size_t>(k)];
+    if (!detail::pick_constant(A.val.data() + A.start[k], len, c, pos, exact) || !exact) {
+      pos = std::vector<Index>();
+      continue;
+    }
     C.cval[k] = c;
-    nexc[k] = len - count;
-    if (nexc[k] * (si + st) < len * st) order.push_back(k);
+    order.push_back(k);
   }
   // 2. Decide in ascending order of exceptions, charging each exception row
   //    to the first diagonal that needs it.
-  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return nexc[a] < nexc[b]; });
+  const auto nexc = [&](Index k) { return Index(exc_pos[static_cast<std::size_t>(k)].size()); };
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return nexc(a) < nexc(b); });
   std::vector<unsigned char> has_row(order.empty() ? 0 : static_cast<std::size_t>(L.nrows), 0);
-  std::vector<std::pair<Index, Index>> exc;  // (local row, diagonal) of the accepted exceptions
-  std::vector<Index> pos;
+  std::vector<Index> accepted;
   for (Index k : order) {
     const Index len = A.start[k + 1] - A.start[k];
     const Index b = L.lo(A.offsets[k]) - L.row_begin;
-    const T* a = A.val.data() + A.start[k];
-    const T c = C.cval[k];
-    pos.clear();
+    std::vector<Index>& pos = exc_pos[static_cast<std::size_t>(k)];
     Index new_rows = 0;
-    bool exact = true;
-    for (Index p = 0; p < len && exact; ++p)
-      if (!(a[p] == c)) {
-        exact = detail::exact_delta(a[p], c);
-        pos.push_back(b + p);
-        new_rows += !has_row[b + p];
-      }
-    if (!exact || Index(pos.size()) * (si + st) + new_rows * 2 * si >= len * st) continue;
-    C.vbase[k] = -1;
-    for (Index il : pos) {
-      has_row[il] = 1;
-      exc.emplace_back(il, k);
+    for (Index p : pos) new_rows += !has_row[b + p];
+    if (nexc(k) * (si + st) + new_rows * 2 * si >= len * st) {
+      pos = std::vector<Index>();
+      continue;
     }
+    C.vbase[k] = -1;
+    for (Index p : pos) has_row[b + p] = 1;
+    accepted.push_back(k);
   }
   // 3. The full diagonals' values, back to back.
   Index np = 0;
@@ -227,8 +284,25 @@ HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
   for (Index k = 0; k < nd; ++k)
     if (C.vbase[k] >= 0)
       std::copy(A.val.begin() + A.start[k], A.val.begin() + A.start[k + 1], C.packed.begin() + C.vbase[k]);
-  // 4. The exceptions in CSR form by row, diagonals ascending within a row.
-  std::sort(exc.begin(), exc.end());
+  // 4. The exceptions in CSR form by row, diagonals ascending within a row:
+  //    the accepted diagonals' row-ascending lists, concatenated in
+  //    ascending diagonal order, then merged pairwise by row (stable, so a
+  //    row's exceptions keep ascending diagonals): E log K sequential work.
+  std::sort(accepted.begin(), accepted.end());
+  std::vector<std::pair<Index, Index>> exc;  // (local row, diagonal)
+  std::vector<std::size_t> runs{0};
+  for (Index k : accepted) {
+    const Index b = L.lo(A.offsets[k]) - L.row_begin;
+    for (Index p : exc_pos[static_cast<std::size_t>(k)]) exc.emplace_back(b + p, k);
+    if (exc.size() > runs.back()) runs.push_back(exc.size());
+  }
+  const auto by_row = [](const std::pair<Index, Index>& x, const std::pair<Index, Index>& y) { return x.first < y.first; };
+  for (std::size_t width = 1; width + 1 < runs.size(); width *= 2)
+    for (std::size_t r = 0; r + width + 1 < runs.size(); r += 2 * width) {
+      const std::size_t mid = runs[r + width], last = runs[std::min(r + 2 * width, runs.size() - 1)];
+      std::inplace_merge(exc.begin() + std::ptrdiff_t(runs[r]), exc.begin() + std::ptrdiff_t(mid),
+                         exc.begin() + std::ptrdiff_t(last), by_row);
+    }
   C.exc_diag.reserve(exc.size());
   C.exc_delta.reserve(exc.size());
   for (std::size_t e = 0; e < exc.size(); ++e) {
