@@ -203,6 +203,7 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     want = sum[1] < sum[0] ? pdiag::Scheme::CDM : pdiag::Scheme::HM;
   }
   if (want == a->scheme) PetscFunctionReturn(0);
+  PetscCall(MatDiagHostValuesEnsure_Private(a));
   if (want == pdiag::Scheme::CDM) {
     Cdm cdm;
     DiagCallKernel(cdm = pdiag::cdm_from_hm(a->hm));
@@ -228,6 +229,10 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   PetscMPIInt size;
 
   PetscFunctionBegin;
+  /* values only the device has come back; deferred host values (a GPU
+     product's result) are allocated only if this assembly needs them */
+  PetscCall(MatDiagSyncHostData_Private(a));
+  if (!a->staged.empty() || !a->stash_i.empty()) PetscCall(MatDiagHostValuesEnsure_Private(a));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
@@ -244,6 +249,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
     a->structure_changed = PETSC_FALSE;
   }
   PetscCall(MatDiagSyncStructure_Private(A));
+  if (!a->defer_upload) PetscCall(MatDiagDeviceAssemblyEnd_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -313,6 +319,7 @@ PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mod
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
   if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots(A));
   MatDiagValuesChanged(a);
   if (mode == INSERT_VALUES) PetscCall(MatZeroEntries_Diag(A));

@@ -89,6 +89,7 @@ PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *
   Mat                      B;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
   if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(csr = pdiag::hm_to_csr(a->hm));
   else DiagCallKernel(csr = pdiag::hm_to_csr(pdiag::hm_from_cdm(a->cdm, pdiag::cdm_nonzero_offsets(a->cdm))));
   std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());

@@ -377,8 +377,8 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagDeviceFree_Private(a)); /* first: nothing to bring back from the device */
   PetscCall(MatDiagGhostDestroy_Private(a));
-  PetscCall(MatDiagDeviceFree_Private(a));
   delete a;
   A->data = nullptr;
   PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));

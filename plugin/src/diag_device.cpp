@@ -92,6 +92,19 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   PetscFunctionReturn(0);
 }
 
+/* A product computed on the GPU leaves its result's host values
+   unallocated (host_deferred) until a host operation needs them: then they
+   are allocated here (zeros; the caller downloads if the device has them). */
+PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *a)
+{
+  PetscFunctionBegin;
+  if (!a->host_deferred) PetscFunctionReturn(0);
+  PetscCheck(a->scheme == pdiag::Scheme::HM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: deferred host values of a CDM matrix");
+  PetscCallCXX(a->hm.val.assign((std::size_t)a->hm.nstored(), 0.0));
+  a->host_deferred = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* Whether a product with these vectors runs on the GPU. */
 PetscBool MatDiagUseDevice_Private(Mat A, Vec x)
 {
@@ -118,17 +131,16 @@ static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
-/* Copies values, diagonal metadata and shifts to the device when the host
-   copy is newer. Metadata layout in one Index array: offsets (or compact
-   offsets) | starts (HM) | shift_local | shift_lo | shift_hi | tr_shift. */
-static PetscErrorCode MatDiagDeviceUpload(Mat A)
+/* Copies the diagonal metadata and shifts to the device. Layout in one
+   Index array: offsets (or compact offsets) | starts (HM) | shift_local |
+   shift_lo | shift_hi | tr_shift. */
+static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
   DiagDevice &d = a->dev;
   PetscMPIInt size;
 
   PetscFunctionBegin;
-  if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   const bool                hm    = a->scheme == pdiag::Scheme::HM;
   const std::vector<Index> &offs  = hm ? a->hm.offsets : a->cdm.koffsets;
@@ -147,11 +159,6 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
   PetscCall(Reserve(&d.meta, &d.meta_cap, nmeta));
   if (nmeta) DiagCallCUDA(cudaMemcpy(d.meta, meta.data(), nmeta * sizeof(Index), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index))));
-  PetscBool compressed = PETSC_FALSE;
-  if (hm && a->compress_constant) PetscCall(MatDiagDeviceUploadCompressed(a, &compressed));
-  d.compressed  = compressed;
-  d.full_values = false;
-  if (!compressed) PetscCall(MatDiagDeviceUploadValues(a));
   d.nd    = (Index)nd;
   d.nslot = (Index)nslot;
   d.hm    = hm;
@@ -163,7 +170,133 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nw, &d.work));
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nt, &d.tr_work));
   }
+  PetscFunctionReturn(0);
+}
+
+/* Copies values (compressed where constant diagonals pay off), metadata
+   and shifts to the device when the host copy is newer. */
+static PetscErrorCode MatDiagDeviceUpload(Mat A)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = a->dev;
+
+  PetscFunctionBegin;
+  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A)); /* collective; marks the device copy stale */
+  if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagDeviceUploadMeta(A));
+  PetscBool compressed = PETSC_FALSE;
+  if (d.hm && a->compress_constant) PetscCall(MatDiagDeviceUploadCompressed(a, &compressed));
+  d.compressed  = compressed;
+  d.full_values = false;
+  if (!compressed) PetscCall(MatDiagDeviceUploadValues(a));
   d.mask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(0);
+}
+
+/* Whether A's values should live on the device: a diagcuda type, or a diag
+   matrix whose default vectors are CUDA vectors (-dm_vec_type cuda), not
+   bound to the CPU. */
+static PetscBool MatDiagWantsDevice(Mat A)
+{
+  PetscBool cuda = PETSC_FALSE;
+
+  if (A->boundtocpu || !A->defaultvectype) return PETSC_FALSE;
+  if (PetscStrncmp(A->defaultvectype, VECCUDA, 4, &cuda)) return PETSC_FALSE;
+  return cuda;
+}
+
+/* At MAT_FINAL_ASSEMBLY of a matrix headed for the GPU (DESIGN: values are
+   copied once at assembly end): detect constant diagonals and upload now,
+   so the first product of a solve does not pay for it. */
+PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat A)
+{
+  PetscFunctionBegin;
+  if (MatDiagWantsDevice(A)) PetscCall(MatDiagDeviceUpload(A));
+  PetscFunctionReturn(0);
+}
+
+/* The device values are newer than the host's (a product computed on the
+   GPU): copy them back before any host access. */
+PetscErrorCode MatDiagSyncHost_Private(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHostData_Private(a));
+  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscFunctionReturn(0);
+}
+
+/* The same, without allocating deferred host values that nothing needs yet
+   (for the ghost set-up, which only must not lose device values). */
+PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *a)
+{
+  DiagDevice &d = a->dev;
+
+  PetscFunctionBegin;
+  if (d.mask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0);
+  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCheck(d.full_values && !d.compressed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: device values newer than the host's but not in full form");
+  const std::size_t nval = (std::size_t)a->nstored();
+  if (nval) DiagCallCUDA(cudaMemcpy(a->values(), d.val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
+  d.mask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(0);
+}
+
+/* Whether A's data is on (or headed for) the device: products with it run
+   there. */
+PetscBool MatDiagOnDevice_Private(Mat A)
+{
+  const Mat_Diag *a = (const Mat_Diag *)A->data;
+
+  if (A->boundtocpu) return PETSC_FALSE;
+  return (MatDiagWantsDevice(A) || a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* A's full values on the device (uploaded if needed), in A's scheme, with
+   its metadata: offsets (CDM: compact offsets) at meta, HM starts at
+   meta + ndiag. */
+PetscErrorCode MatDiagDeviceValues_Private(Mat A, const Index **meta, const PetscScalar **val)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceUpload(A));
+  if (!a->dev.full_values) PetscCall(MatDiagDeviceUploadValues(a));
+  *meta = a->dev.meta;
+  *val  = a->dev.val;
+  PetscFunctionReturn(0);
+}
+
+/* C's device storage for values about to be computed there: the metadata
+   uploaded (as for MatDiagDeviceValues_Private), room for the values; the
+   caller writes all of them into *val, then calls
+   MatDiagDeviceValuesWritten_Private. */
+PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScalar **val)
+{
+  Mat_Diag   *c = (Mat_Diag *)C->data;
+  DiagDevice &d = c->dev;
+
+  PetscFunctionBegin;
+  if (!c->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(C));
+  if (d.mask == PETSC_OFFLOAD_UNALLOCATED || d.mask == PETSC_OFFLOAD_CPU) PetscCall(MatDiagDeviceUploadMeta(C));
+  PetscCall(Reserve(&d.val, &d.val_cap, (std::size_t)c->nstored()));
+  *meta = d.meta;
+  *val  = d.val;
+  PetscFunctionReturn(0);
+}
+
+/* The device values of C (full form) are now the newest copy. */
+PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
+{
+  Mat_Diag *c = (Mat_Diag *)C->data;
+
+  PetscFunctionBegin;
+  c->dev.compressed  = false;
+  c->dev.full_values = true;
+  c->dev.mask        = PETSC_OFFLOAD_GPU;
   PetscFunctionReturn(0);
 }
 

@@ -70,6 +70,8 @@ struct Mat_Diag {
   MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
   PetscInt       max_diagonals = 10000; /* -mat_diag_max_diagonals: refuse beyond */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
+  PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
+  PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;
@@ -144,7 +146,35 @@ PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec);
 PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatDiagDeviceCreate_Private(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSyncHost_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *);
+PETSC_INTERN PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *);
+PETSC_INTERN PetscBool      MatDiagOnDevice_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagDeviceValues_Private(Mat, const Index **, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceOutput_Private(Mat, const Index **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat);
 #else
+static inline PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat)
+{
+  return 0;
+}
+static inline PetscErrorCode MatDiagSyncHost_Private(Mat)
+{
+  return 0;
+}
+static inline PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *)
+{
+  return 0;
+}
+static inline PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *)
+{
+  return 0;
+}
+static inline PetscBool MatDiagOnDevice_Private(Mat)
+{
+  return PETSC_FALSE;
+}
 static inline PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *)
 {
   return 0;
@@ -162,6 +192,25 @@ static inline PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec)
   return PETSC_ERR_SUP;
 }
 #endif
+/* Runs a host operation of a diag matrix after bringing its values back from
+   the device if only the device has them (MatDiagSyncHost_Private): every
+   ops-table entry that reads or writes host values goes through it, e.g.
+   ops->norm = MatDiagHostOp<decltype(&MatNorm_Diag), MatNorm_Diag>::call.
+   Operations that take a second diag matrix sync it themselves. */
+template <class F, F f>
+struct MatDiagHostOp;
+template <class... Args, PetscErrorCode (*f)(Mat, Args...)>
+struct MatDiagHostOp<PetscErrorCode (*)(Mat, Args...), f> {
+  static PetscErrorCode call(Mat A, Args... args)
+  {
+    PetscFunctionBegin;
+    PetscCall(MatDiagSyncHost_Private(A));
+    PetscCall(f(A, args...));
+    PetscFunctionReturn(0);
+  }
+};
+#define MATDIAG_HOST_OP(f) (MatDiagHostOp<decltype(&f), f>::call)
+
 /* The host values changed: the device copy, if any, must be uploaded again. */
 static inline void MatDiagValuesChanged(Mat_Diag *a)
 {

@@ -92,6 +92,7 @@ PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
   PetscCall(VecScatterDestroy(&a->ghost.scatter));
   PetscCall(VecDestroy(&a->tr_work));
   PetscCall(VecScatterDestroy(&a->tr_scatter));
+  PetscCall(MatDiagSyncHostData_Private(a)); /* values only the device has come back before its copy goes stale */
   PetscCall(VecDestroy(&a->dev.work));
   PetscCall(VecDestroy(&a->dev.tr_work));
   MatDiagValuesChanged(a); /* the shifts change with the ghost layout */
@@ -200,6 +201,7 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(MatMultKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
   }
+  PetscCall(MatDiagSyncHost_Private(A));
   if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(x, &xa));
   if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
@@ -254,6 +256,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
   }
+  PetscCall(MatDiagSyncHost_Private(A));
   PetscCall(VecGetArrayRead(x, &xa));
   if (size == 1) {
     const PetscScalar *za = NULL;

@@ -132,6 +132,7 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
 
   PetscFunctionBegin;
   (void)str;
+  PetscCall(MatDiagSyncHost_Private(X));
   if (x->scheme != y->scheme) { /* bring X into Y's scheme through a copy */
     Mat Xc;
     PetscCall(MatDuplicate(X, MAT_COPY_VALUES, &Xc));
@@ -236,6 +237,7 @@ static PetscErrorCode MatEqual_Diag(Mat A, Mat B, PetscBool *flg)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, ((PetscObject)A)->type_name, &same));
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatEqual() compares two diag matrices; convert the other one first");
+  PetscCall(MatDiagSyncHost_Private(B));
   if (a->layout == b->layout) {
     bool eq = false;
     DiagCallKernel(WithView(a, [&](auto va) { WithView(b, [&](auto vb) { eq = pdiag::values_equal(va, vb); }); }));
@@ -428,7 +430,8 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(ops, sizeof(struct _MatOps)));
-  ops->setvalues           = MatSetValues_Diag;
+  /* MATDIAG_HOST_OP: values computed on the device come back first */
+  ops->setvalues           = MATDIAG_HOST_OP(MatSetValues_Diag);
   ops->assemblybegin       = MatAssemblyBegin_Diag;
   ops->assemblyend         = MatAssemblyEnd_Diag;
   ops->zeroentries         = MatZeroEntries_Diag;
@@ -436,27 +439,27 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->multadd             = MatMultAdd_Diag;
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
-  ops->getdiagonal         = MatGetDiagonal_Diag;
-  ops->diagonalscale       = MatDiagonalScale_Diag;
-  ops->diagonalset         = MatDiagonalSet_Diag;
-  ops->scale               = MatScale_Diag;
-  ops->shift               = MatShift_Diag;
-  ops->axpy                = MatAXPY_Diag;
-  ops->norm                = MatNorm_Diag;
-  ops->getrow              = MatGetRow_Diag;
+  ops->getdiagonal         = MATDIAG_HOST_OP(MatGetDiagonal_Diag);
+  ops->diagonalscale       = MATDIAG_HOST_OP(MatDiagonalScale_Diag);
+  ops->diagonalset         = MATDIAG_HOST_OP(MatDiagonalSet_Diag);
+  ops->scale               = MATDIAG_HOST_OP(MatScale_Diag);
+  ops->shift               = MATDIAG_HOST_OP(MatShift_Diag);
+  ops->axpy                = MATDIAG_HOST_OP(MatAXPY_Diag);
+  ops->norm                = MATDIAG_HOST_OP(MatNorm_Diag);
+  ops->getrow              = MATDIAG_HOST_OP(MatGetRow_Diag);
   ops->restorerow          = MatRestoreRow_Diag;
-  ops->equal               = MatEqual_Diag;
+  ops->equal               = MATDIAG_HOST_OP(MatEqual_Diag);
   ops->getinfo             = MatGetInfo_Diag;
-  ops->zerorows            = MatZeroRows_Diag;
-  ops->zerorowscolumns     = MatZeroRowsColumns_Diag;
-  ops->missingdiagonal     = MatMissingDiagonal_Diag;
+  ops->zerorows            = MATDIAG_HOST_OP(MatZeroRows_Diag);
+  ops->zerorowscolumns     = MATDIAG_HOST_OP(MatZeroRowsColumns_Diag);
+  ops->missingdiagonal     = MATDIAG_HOST_OP(MatMissingDiagonal_Diag);
   ops->setoption           = MatSetOption_Diag;
-  ops->duplicate           = MatDuplicate_Diag;
-  ops->copy                = MatCopy_Diag;
-  ops->transpose           = MatTranspose_Diag;
-  ops->view                = MatView_Diag;
+  ops->duplicate           = MATDIAG_HOST_OP(MatDuplicate_Diag);
+  ops->copy                = MATDIAG_HOST_OP(MatCopy_Diag);
+  ops->transpose           = MATDIAG_HOST_OP(MatTranspose_Diag);
+  ops->view                = MATDIAG_HOST_OP(MatView_Diag);
   ops->load                = MatLoad_Diag;
-  ops->createsubmatrix     = MatCreateSubMatrix_Diag;
+  ops->createsubmatrix     = MATDIAG_HOST_OP(MatCreateSubMatrix_Diag);
   ops->convertfrom         = MatConvertFrom_Diag;
   PetscCall(MatDiagSetProductOps_Private(A)); /* ops->productsetfromoptions (diag_product.cpp) */
   PetscFunctionReturn(0);

@@ -126,7 +126,16 @@ struct HmMatrix {
 
   HmMatrix() = default;
   /// All-zero matrix with the given diagonals (sorted and deduplicated here).
-  HmMatrix(const Layout& L, std::vector<Index> diags) : layout(L), offsets(std::move(diags)) {
+  HmMatrix(const Layout& L, std::vector<Index> diags) : HmMatrix(L, std::move(diags), false) {
+    val.assign(static_cast<std::size_t>(start.back()), T(0));
+  }
+  /// The same structure with val left empty (nstored() still counts the
+  /// entries): for a block whose values live elsewhere, e.g. on a device,
+  /// until they are needed here.
+  static HmMatrix structure_only(const Layout& L, std::vector<Index> diags) { return HmMatrix(L, std::move(diags), false); }
+
+ private:
+  HmMatrix(const Layout& L, std::vector<Index> diags, bool) : layout(L), offsets(std::move(diags)) {
     check_layout(L);
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
@@ -137,9 +146,9 @@ struct HmMatrix {
                           std::to_string(L.nrows_global) + ", " + std::to_string(L.ncols) + ")");
       start[k + 1] = start[k] + L.length(offsets[k]);
     }
-    val.assign(static_cast<std::size_t>(start.back()), T(0));
   }
 
+ public:
   Index ndiag() const { return static_cast<Index>(offsets.size()); }
   Index nstored() const { return start.back(); }
   /// Index k of diagonal d, or -1 when it is not stored.
