@@ -50,8 +50,18 @@
    per column).
 
    Algorithms (-mat_product_algorithm, or -matmatmult_via etc. through the
-   MatMatMult family): "diag" (the default). */
+   MatMatMult family): "diag" (the default; output-stationary on the GPU),
+   and on the GPU the paper's Algorithm 2 ("diag_atomic") and Algorithm 1
+   ("diag_tiled", CDM operands and result) for comparison; on the CPU
+   these two run the default kernels (PetscInfo says so).
+
+   GPU. A sequential product whose diag operands both live on the device
+   (diagcuda types, or diag matrices with CUDA default vectors, not bound to
+   the CPU) runs its numeric phase there (diag_product_device.cpp) and
+   leaves C, a diagcuda matrix, on the device; so does C = A X with A on
+   the device and X a MATSEQDENSECUDA. MPI products run on the CPU. */
 #include "diag_impl.hpp"
+#include "diag_product_device.hpp"
 
 #include "pdiag/convert.hpp"
 #include "pdiag/product.hpp"
@@ -65,8 +75,9 @@ using pdiag::Trans;
 
 namespace {
 
-const char *const kAlgorithms[]  = {"diag"};
-const PetscInt    kNumAlgorithms = 1;
+/* indexed by MatDiagProductVariant; the last two run on the GPU only */
+const char *const kAlgorithms[]  = {"diag", "diag_atomic", "diag_tiled"};
+const PetscInt    kNumAlgorithms = 3;
 const char *const kAnytype       = "MatProductSetFromOptions_anytype_C";
 
 /* ---- operand kinds ------------------------------------------------------- */
@@ -281,7 +292,7 @@ PetscErrorCode GatherRun(Gather &g, Mat X)
 /* Sizes, type and storage options of a product result (or intermediate) C.
    C's own -mat_diag_storage and -mat_diag_max_diagonals (with C's prefix)
    are honoured; the limit defaults to the larger of the operands'. */
-PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt limit)
+PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt limit, MatType type)
 {
   Kind kind;
 
@@ -291,7 +302,7 @@ PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N
   if (kind != Kind::Diag) {
     MatDiagStorage storage;
     PetscBool      set;
-    PetscCall(MatSetType(C, MATDIAG));
+    PetscCall(MatSetType(C, type));
     Mat_Diag *c      = (Mat_Diag *)C->data;
     c->max_diagonals = limit;
     PetscCall(PetscOptionsGetInt(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_diag_max_diagonals", &c->max_diagonals, NULL));
@@ -306,8 +317,11 @@ PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N
 /* ---- one product step: C = op(X) op(Y), X, Y, C diag ---------------------- */
 
 struct Step {
-  Trans tx = Trans::N, ty = Trans::N;
-  bool  mpi = false, x_direct = false, cdm_route = false, cbuf_ready = false;
+  Trans                 tx = Trans::N, ty = Trans::N;
+  bool                  mpi = false, x_direct = false, cdm_route = false, cbuf_ready = false;
+  bool                  device  = false; /* numeric phase on the GPU */
+  MatDiagProductVariant variant = MAT_DIAG_PRODUCT_OUTPUT_STATIONARY;
+  DiagDeviceProduct    *dev     = nullptr;
   Key   kx, ky, kc; /* the structures the plan was made for */
 
   pdiag::HmProductPlan  hplan;
@@ -321,6 +335,7 @@ PetscErrorCode StepDestroy(Step &s)
   PetscFunctionBegin;
   PetscCall(GatherDestroy(s.gx));
   PetscCall(GatherDestroy(s.gy));
+  PetscCall(MatDiagDeviceProductDestroy_Private(&s.dev));
   PetscFunctionReturn(0);
 }
 
@@ -337,8 +352,9 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   s.mpi        = size > 1;
   s.cbuf_ready = false;
   s.cdm_route  = false;
+  s.device     = !s.mpi && MatDiagOnDevice_Private(X) && MatDiagOnDevice_Private(Y);
   const PetscLayout rx = s.tx == Trans::N ? X->rmap : X->cmap, cy = s.ty == Trans::N ? Y->cmap : Y->rmap;
-  PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->max_diagonals, y->max_diagonals)));
+  PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->max_diagonals, y->max_diagonals), s.device ? MATDIAGCUDA : MATDIAG));
   Mat_Diag *c = (Mat_Diag *)C->data;
 
   if (!s.mpi) {
@@ -362,22 +378,37 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
   }
   PetscCall(MatDiagCheckCountAll_Private(C, (Index)s.hplan.offsets.size()));
-  Hm out;
-  DiagCallKernel(out = pdiag::hm_product_alloc<PetscScalar>(s.hplan));
+  /* On the device an HM C gets no host values until a host operation needs
+     them: the numeric phase writes C's device copy (its HM structure is
+     known from the plan; a C that will be CDM is allocated as usual). */
+  Hm   out;
+  bool deferred = false;
+  DiagCallKernel(out = Hm::structure_only(s.hplan.layout, s.hplan.offsets));
+  if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) {
+    const pdiag::StructureReport r = pdiag::structure_report(out, 0);
+    deferred = c->storage_req == MAT_DIAG_STORAGE_HM || (c->storage_req == MAT_DIAG_STORAGE_AUTO && pdiag::cheaper_scheme(r, out.layout) == pdiag::Scheme::HM);
+  }
+  if (!deferred) PetscCallCXX(out.val.assign((std::size_t)out.nstored(), 0.0));
   PetscCall(MatDiagReplaceStorage_Private(C, std::move(out)));
-  C->preallocated = PETSC_TRUE;
+  c->host_deferred = deferred ? PETSC_TRUE : PETSC_FALSE;
+  C->preallocated  = PETSC_TRUE;
+  c->defer_upload = PETSC_TRUE; /* the zeros need not go to the device: the numeric phase writes there */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY)); /* chooses C's storage as for any diag matrix */
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
-  c = (Mat_Diag *)C->data;
+  c               = (Mat_Diag *)C->data;
+  c->defer_upload = PETSC_FALSE;
   if (!s.mpi && x->scheme == pdiag::Scheme::CDM && y->scheme == pdiag::Scheme::CDM && c->scheme == pdiag::Scheme::CDM) {
     DiagCallKernel(s.cplan = pdiag::cdm_product_symbolic(x->layout.ncols, x->cdm.koffsets, s.tx, y->cdm.koffsets, s.ty));
     s.cdm_route = s.cplan.koffsets == c->cdm.koffsets;
   }
+  if (s.variant == MAT_DIAG_PRODUCT_TILED && s.device) PetscCheck(s.cdm_route, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) needs CDM operands and result: use -mat_diag_storage cdm");
+  if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) PetscCall(MatDiagDeviceProductCreate_Private(s.hplan, &s.dev));
+  if (!s.device && s.variant != MAT_DIAG_PRODUCT_OUTPUT_STATIONARY) PetscCall(PetscInfo(C, "diag: product algorithm %s runs on the GPU only; the CPU kernels run\n", kAlgorithms[s.variant]));
   PetscCall(KeyOf(X, &s.kx));
   PetscCall(KeyOf(Y, &s.ky));
   PetscCall(KeyOf(C, &s.kc));
   PetscCall(PetscInfo(C, "diag: product op(X) op(Y), op = %s%s: %s, %" PetscInt64_FMT " output diagonals on this process, %" PetscInt64_FMT " multiply-adds\n", pdiag::trans_name(s.tx), pdiag::trans_name(s.ty),
-                      s.cdm_route ? "CDM kernels" : (s.mpi ? "HM kernels on gathered rows" : "HM kernels"), (PetscInt64)(s.cdm_route ? s.cplan.koffsets.size() : s.hplan.offsets.size()),
+                      s.device ? kAlgorithms[s.variant] : (s.cdm_route ? "CDM kernels" : (s.mpi ? "HM kernels on gathered rows" : "HM kernels")), (PetscInt64)(s.cdm_route ? s.cplan.koffsets.size() : s.hplan.offsets.size()),
                       (PetscInt64)(s.cdm_route ? s.cplan.nmul : s.hplan.nmul)));
   PetscFunctionReturn(0);
 }
@@ -398,6 +429,13 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
     PetscCall(PetscInfo(C, "diag: the diagonals of an operand or of the result changed since the symbolic phase: redoing it\n"));
     PetscCall(StepSymbolic(s, X, Y, C));
   }
+  if (s.device) {
+    const bool tiled = s.variant == MAT_DIAG_PRODUCT_TILED;
+    PetscCall(MatDiagDeviceProductNumeric_Private(s.dev, s.hplan, X, s.tx, Y, s.ty, C, s.variant, (PetscLogDouble)(tiled ? s.cplan.nmul : s.hplan.nmul)));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagSyncHost_Private(X));
+  PetscCall(MatDiagSyncHost_Private(Y));
   const Mat_Diag *x = (const Mat_Diag *)X->data, *y = (const Mat_Diag *)Y->data;
   Mat_Diag       *c = (Mat_Diag *)C->data;
   PetscLogDouble  nmul;
@@ -442,7 +480,7 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
 /* ---- C = A X, X dense ----------------------------------------------------- */
 
 struct DenseStep {
-  bool                     mpi = false;
+  bool                     mpi = false, device = false; /* device: A on the GPU, X a MATSEQDENSECUDA */
   Key                      ka;
   PetscInt                 ldx = -1, k = -1;
   Vec                      src = nullptr, dst = nullptr; /* MPI: X's local arrays -> W */
@@ -475,6 +513,11 @@ PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
   PetscCall(DenseDestroy(s));
   PetscCall(CommSize(A, &size));
   s.mpi = size > 1;
+  {
+    PetscBool xcuda;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSECUDA, &xcuda));
+    s.device = !s.mpi && xcuda && MatDiagOnDevice_Private(A);
+  }
   PetscCall(KeyOf(A, &s.ka));
   PetscCall(MatDenseGetLDA(X, &s.ldx));
   s.k = X->cmap->N;
@@ -692,6 +735,11 @@ PetscErrorCode MatProductSymbolic_Diag(Mat C)
   product->data    = pd;
   product->destroy = ProductDataDestroy;
   PetscCall(Operands(C, pd, false, op));
+  for (PetscInt i = 0; i < kNumAlgorithms; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(product->alg, kAlgorithms[i], &same));
+    if (same) pd->s1.variant = pd->s2.variant = (MatDiagProductVariant)i;
+  }
   switch (product->type) {
   case MATPRODUCT_AB:
     PetscCall(StepSymbolic(pd->s1, op[0], op[1], C));
@@ -750,6 +798,15 @@ PetscErrorCode MatProductNumeric_DiagDense(Mat C)
   if (ldx != s.ldx || X->cmap->N != s.k) stale = PETSC_TRUE;
   if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   if (stale) PetscCall(DenseBuild(s, A, X));
+  PetscBool ccuda;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &ccuda));
+  if (s.device && ccuda) {
+    PetscCall(MatDiagDeviceSpMM_Private(A, X, C));
+    PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagSyncHost_Private(A));
   const Mat_Diag *a = (const Mat_Diag *)A->data;
   PetscCall(MatDenseGetLDA(C, &ldc));
   PetscCall(MatDenseGetArrayRead(X, &xa));
@@ -814,7 +871,7 @@ PetscErrorCode ProductSetAlgorithm(Mat C)
     PetscCall(PetscStrcmp(product->alg, kAlgorithms[i], &same));
     if (same) alg = i;
   }
-  PetscCheck(alg >= 0, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for Mat type diag; available: diag", product->alg);
+  PetscCheck(alg >= 0, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for Mat type diag; available: diag, diag_atomic, diag_tiled", product->alg);
   PetscObjectOptionsBegin((PetscObject)C);
   PetscCall(PetscOptionsEList("-mat_product_algorithm", "Algorithmic approach", "MatProductSetAlgorithm", kAlgorithms, kNumAlgorithms, kAlgorithms[alg], &alg, &flg));
   if (product->api_user) {

@@ -1,0 +1,240 @@
+/* The GPU side of MatProduct for MATDIAG (CUDA builds): the numeric phase
+   of C = op(X) op(Y) and of C = A X (X dense) on the device, with the
+   kernels of kernels/src/product.cu. diag_product.cpp plans (the symbolic
+   phase stays on the host: it works from offsets alone) and decides where
+   a product runs; this file moves data and launches.
+
+   Residency. The operands' device copies are used as they are (uploaded
+   first if the host copy is newer). The result is written straight into
+   C's device copy, which becomes the newest copy (offload mask GPU): a
+   host operation on C brings the values back first (MatDiagSyncHost_Private),
+   a product or MatMult on the device reads them where they are.
+
+   Variants (-mat_product_algorithm): "diag", output-stationary (a block per
+   row tile and output diagonal sums the pair list in registers; no
+   atomics, deterministic), and the paper's two algorithms for comparison:
+   "diag_atomic" (Algorithm 2: a thread per stored entry of op(X), atomics
+   into C) and "diag_tiled" (Algorithm 1: CDM operands and result, shared
+   memory tiles). */
+#include "diag_impl.hpp"
+
+#if defined(PDIAG_PETSC_CUDA)
+#include "diag_product_device.hpp"
+
+#include <petscdevice_cuda.h>
+
+#include "pdiag/cuda.hpp"
+
+#define DiagCallCUDA(...) \
+  do { \
+    const cudaError_t e_ = (__VA_ARGS__); \
+    PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+  } while (0)
+
+/* An HM block on the device (metadata: offsets | starts; values), for an
+   operand or result whose own device copy is not in HM form. */
+struct DeviceHmBlock {
+  Index       *meta = nullptr;
+  PetscScalar *val  = nullptr;
+  std::size_t  meta_cap = 0, val_cap = 0;
+};
+
+struct DiagDeviceProduct {
+  pdiag::cuda::DeviceHmPlan plan;
+  DeviceHmBlock             x, y, c; /* HM copies of CDM operands, HM result for a CDM C */
+  Hm                        xhost, yhost, chost;
+};
+
+template <class T>
+static PetscErrorCode Reserve(T **p, std::size_t *cap, std::size_t n)
+{
+  PetscFunctionBegin;
+  if (n <= *cap && *p) PetscFunctionReturn(0);
+  if (*p) DiagCallCUDA(cudaFree(*p));
+  *p = nullptr;
+  DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
+  *cap = n;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BlockFree(DeviceHmBlock &b)
+{
+  PetscFunctionBegin;
+  if (b.meta) DiagCallCUDA(cudaFree(b.meta));
+  if (b.val) DiagCallCUDA(cudaFree(b.val));
+  b = DeviceHmBlock();
+  PetscFunctionReturn(0);
+}
+
+/* Uploads the metadata (and, with values, the values) of a host HM block. */
+static PetscErrorCode BlockUpload(DeviceHmBlock &b, const Hm &h, bool values)
+{
+  const std::size_t nd = h.offsets.size(), nval = h.val.size();
+
+  PetscFunctionBegin;
+  PetscCall(Reserve(&b.meta, &b.meta_cap, 2 * nd + 1));
+  PetscCall(Reserve(&b.val, &b.val_cap, nval));
+  DiagCallCUDA(cudaMemcpy(b.meta, h.offsets.data(), nd * sizeof(Index), cudaMemcpyHostToDevice));
+  DiagCallCUDA(cudaMemcpy(b.meta + nd, h.start.data(), (nd + 1) * sizeof(Index), cudaMemcpyHostToDevice));
+  if (values && nval) DiagCallCUDA(cudaMemcpy(b.val, h.val.data(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)((2 * nd + 1) * sizeof(Index) + (values ? nval * sizeof(PetscScalar) : 0))));
+  PetscFunctionReturn(0);
+}
+
+template <class V>
+static V BlockView(const DeviceHmBlock &b, const Hm &h)
+{
+  return V{h.layout, h.ndiag(), b.meta, b.meta + h.ndiag(), b.val};
+}
+
+PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &plan, DiagDeviceProduct **out)
+{
+  DiagDeviceProduct *p = nullptr;
+
+  PetscFunctionBegin;
+  PetscCallCXX(p = new DiagDeviceProduct());
+  const cudaError_t e = p->plan.upload(plan, PetscDefaultCudaStream);
+  if (e != cudaSuccess) {
+    delete p;
+    DiagCallCUDA(e);
+  }
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)p->plan.bytes()));
+  *out = p;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagDeviceProductDestroy_Private(DiagDeviceProduct **p)
+{
+  PetscFunctionBegin;
+  if (!*p) PetscFunctionReturn(0);
+  PetscCall(BlockFree((*p)->x));
+  PetscCall(BlockFree((*p)->y));
+  PetscCall(BlockFree((*p)->c));
+  delete *p;
+  *p = nullptr;
+  PetscFunctionReturn(0);
+}
+
+/* A device HM view of operand X: its own device copy (HM), or an uploaded
+   HM copy of its CDM values. */
+static PetscErrorCode OperandView(Mat X, DeviceHmBlock &blk, Hm &host, pdiag::HmView<const PetscScalar> *v)
+{
+  Mat_Diag          *x = (Mat_Diag *)X->data;
+  const Index       *meta;
+  const PetscScalar *val;
+
+  PetscFunctionBegin;
+  if (x->scheme == pdiag::Scheme::HM) {
+    PetscCall(MatDiagDeviceValues_Private(X, &meta, &val));
+    *v = pdiag::HmView<const PetscScalar>{x->layout, x->hm.ndiag(), meta, meta + x->hm.ndiag(), val};
+  } else {
+    PetscCall(MatDiagSyncHost_Private(X));
+    std::vector<Index> offs;
+    for (Index kk : x->cdm.koffsets) {
+      if (x->layout.length(kk) > 0) offs.push_back(kk);
+      if (kk != 0 && x->layout.length(kk - x->layout.ncols) > 0) offs.push_back(kk - x->layout.ncols);
+    }
+    std::sort(offs.begin(), offs.end());
+    DiagCallKernel(host = pdiag::hm_from_cdm(x->cdm, offs));
+    PetscCall(BlockUpload(blk, host, true));
+    *v = BlockView<pdiag::HmView<const PetscScalar>>(blk, host);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagDeviceProductNumeric_Private(DiagDeviceProduct *p, const pdiag::HmProductPlan &hplan, Mat X, pdiag::Trans tx, Mat Y, pdiag::Trans ty, Mat C, MatDiagProductVariant variant, PetscLogDouble nmul)
+{
+  Mat_Diag                        *c = (Mat_Diag *)C->data;
+  pdiag::HmView<const PetscScalar> xv, yv;
+  const pdiag::cuda::DevicePlan   &plan = p->plan.view();
+
+  PetscFunctionBegin;
+  if (variant == MAT_DIAG_PRODUCT_TILED) {
+    const Mat_Diag    *x = (const Mat_Diag *)X->data, *y = (const Mat_Diag *)Y->data;
+    const Index       *mx, *my, *mc;
+    const PetscScalar *vx, *vy;
+    PetscScalar       *vc;
+    PetscCheck(x->scheme == pdiag::Scheme::CDM && y->scheme == pdiag::Scheme::CDM && c->scheme == pdiag::Scheme::CDM, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) needs CDM operands and result: use -mat_diag_storage cdm");
+    PetscCall(MatDiagDeviceValues_Private(X, &mx, &vx));
+    PetscCall(MatDiagDeviceValues_Private(Y, &my, &vy));
+    PetscCall(MatDiagDeviceOutput_Private(C, &mc, &vc));
+    const pdiag::CdmView<const PetscScalar> xc{x->layout, x->cdm.ndiag(), mx, vx}, yc{y->layout, y->cdm.ndiag(), my, vy};
+    const pdiag::CdmView<PetscScalar>       cc{c->layout, c->cdm.ndiag(), mc, vc};
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::cdm_product_numeric_tiled(xc, tx, yc, ty, cc, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatDiagDeviceValuesWritten_Private(C));
+    PetscCall(PetscLogGpuFlops(2.0 * nmul));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(OperandView(X, p->x, p->xhost, &xv));
+  PetscCall(OperandView(Y, p->y, p->yhost, &yv));
+  /* C: its own device copy when HM; a CDM C gets the HM result through the host */
+  const bool                  ccdm = c->scheme == pdiag::Scheme::CDM;
+  pdiag::HmView<PetscScalar> cv;
+  if (!ccdm) {
+    const Index *mc;
+    PetscScalar *vc;
+    PetscCall(MatDiagDeviceOutput_Private(C, &mc, &vc));
+    cv = pdiag::HmView<PetscScalar>{c->layout, c->hm.ndiag(), mc, mc + c->hm.ndiag(), vc};
+  } else {
+    if (p->chost.offsets != hplan.offsets || !(p->chost.layout == hplan.layout)) {
+      DiagCallKernel(p->chost = pdiag::hm_product_alloc<PetscScalar>(hplan));
+      PetscCall(BlockUpload(p->c, p->chost, false));
+    }
+    cv = BlockView<pdiag::HmView<PetscScalar>>(p->c, p->chost);
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  if (variant == MAT_DIAG_PRODUCT_ATOMIC) DiagCallCUDA(pdiag::cuda::hm_product_numeric_atomic(plan, xv, tx, yv, ty, cv, PetscDefaultCudaStream));
+  else DiagCallCUDA(pdiag::cuda::hm_product_numeric(plan, xv, tx, yv, ty, cv, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * nmul));
+  if (!ccdm) {
+    PetscCall(MatDiagDeviceValuesWritten_Private(C));
+  } else {
+    const std::size_t nval = p->chost.val.size();
+    if (nval) DiagCallCUDA(cudaMemcpy(p->chost.val.data(), p->c.val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
+    Cdm out;
+    DiagCallKernel(out = pdiag::cdm_from_hm(p->chost));
+    PetscCheck(out.koffsets == c->cdm.koffsets, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: product result's compact diagonals differ from C's");
+    c->cdm = std::move(out);
+    MatDiagValuesChanged(c);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* C = A X on the device: X and C MATSEQDENSECUDA (column-major, leading
+   dimensions), A's device values in its own scheme. */
+PetscErrorCode MatDiagDeviceSpMM_Private(Mat A, Mat X, Mat C)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const Index       *meta;
+  const PetscScalar *val, *xd;
+  PetscScalar       *cd;
+  PetscInt           ldx, ldc;
+  const PetscInt     k = X->cmap->N;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetLDA(C, &ldc));
+  PetscCall(MatDenseCUDAGetArrayRead(X, &xd));
+  PetscCall(MatDenseCUDAGetArrayWrite(C, &cd));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (a->scheme == pdiag::Scheme::HM) {
+    const pdiag::HmView<const PetscScalar> v{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), val};
+    DiagCallCUDA(pdiag::cuda::hm_spmm(v, xd, (Index)ldx, (Index)k, cd, (Index)ldc, nullptr, PetscDefaultCudaStream));
+  } else {
+    const pdiag::CdmView<const PetscScalar> v{a->layout, a->cdm.ndiag(), meta, val};
+    DiagCallCUDA(pdiag::cuda::cdm_spmm(v, xd, (Index)ldx, (Index)k, cd, (Index)ldc, nullptr, PetscDefaultCudaStream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatDenseCUDARestoreArrayRead(X, &xd));
+  PetscCall(MatDenseCUDARestoreArrayWrite(C, &cd));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored() * (PetscLogDouble)k));
+  PetscFunctionReturn(0);
+}
+
+#endif
