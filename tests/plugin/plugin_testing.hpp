@@ -80,7 +80,7 @@ inline double Unit(unsigned seed, PetscInt a, PetscInt b)
 inline bool IsDiag(Mat M)
 {
   PetscBool flg = PETSC_FALSE;
-  if (PetscObjectTypeCompareAny((PetscObject)M, &flg, MATSEQDIAG, MATMPIDIAG, "")) return false;
+  if (PetscObjectTypeCompareAny((PetscObject)M, &flg, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, "")) return false;
   return flg;
 }
 

@@ -15,7 +15,14 @@
    dimensions larger than the local rows; diag with aij operands; bad input.
 
    One line per failed check, then exactly one line "N passed, M failed";
-   nonzero exit if M > 0. Run with any number of processes (ctest: 1, 2, 3). */
+   nonzero exit if M > 0. Run with any number of processes (ctest: 1, 2, 3).
+
+   GPU (run on the device, scripts/device/run-all.sh): -diag_vec_type cuda
+   gives the diag operands CUDA default vectors, so their values live on the
+   GPU and sequential products run there; -dense_type seqdensecuda makes the
+   dense right-hand sides (and results) CUDA matrices; -mat_product_algorithm
+   diag_atomic runs the paper's Algorithm 2. The aij references stay on the
+   host. */
 #include <petscdiag.h>
 
 #include <algorithm>
@@ -32,6 +39,10 @@
 using namespace plugin_testing;
 
 namespace {
+
+char g_vec_type[64]   = "";         /* -diag_vec_type: default vectors of the diag operands */
+char g_dense_type[64] = MATDENSE;   /* -dense_type: dense operands of diag products */
+bool g_expect_gpu     = false;      /* diag x diag products must run on the GPU (set in main, off for mixed operands) */
 
 
 /* ---- deterministic values, identical on every rank ----------------------- */
@@ -89,6 +100,7 @@ PetscErrorCode Build(const Spec &s, Mat *D, Mat *A)
   if (D) {
     PetscCall(MatCreateDiag(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, s.M, s.N, (PetscInt)s.offsets.size(), s.offsets.data(), D));
     PetscCall(MatDiagSetStorage(*D, s.storage));
+    if (g_vec_type[0]) PetscCall(MatSetVecType(*D, g_vec_type));
   }
   std::vector<PetscInt>    cols;
   std::vector<PetscScalar> vals;
@@ -195,6 +207,8 @@ PetscErrorCode CompareSparse(Mat X, Mat R, const std::string &cs, const std::str
 
   PetscFunctionBeginUser;
   if (want_diag) PetscCall(Record(IsDiag(X), cs, op + ": result type diag", "type " + TypeName(X)));
+  /* with the operands on the GPU, one rank: the product ran there (its result is a diagcuda matrix) */
+  if (want_diag && g_expect_gpu) PetscCall(Record(TypeName(X) == MATSEQDIAGCUDA, cs, op + ": computed on the GPU", "type " + TypeName(X)));
   PetscCall(ToAij(X, &C));
   PetscCall(MatAXPY(C, -1.0, R, DIFFERENT_NONZERO_PATTERN));
   PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
@@ -510,14 +524,18 @@ PetscErrorCode TestDense(const std::string &name, const Spec &sa)
   for (PetscInt k : {1, 3, 32}) {
     for (PetscInt extra : {0, 3}) {
       const std::string cs = Fmt("%s, dense k=%d lda+%d", name.c_str(), (int)k, (int)extra);
-      Mat               X, Dc, Rc;
+      Mat               X, Xd, Dc, Rc;
       PetscCall(MakeDense(sa.N, k, extra, 77 + (unsigned)k, &X));
-      PetscCall(MatMatMult(Da, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Dc));
+      if (std::string(g_dense_type) == MATDENSE) { /* the diag products' X: X itself on the host, with its leading dimension */
+        PetscCall(PetscObjectReference((PetscObject)X));
+        Xd = X;
+      } else PetscCall(MatConvert(X, g_dense_type, MAT_INITIAL_MATRIX, &Xd));
+      PetscCall(MatMatMult(Da, Xd, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Dc));
       PetscCall(MatMatMult(Aa, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Rc));
       PetscCall(CompareDense(Dc, Rc, cs, "diag x dense"));
       PetscCall(MatScale(Da, -0.5));
       PetscCall(MatScale(Aa, -0.5));
-      PetscCall(MatMatMult(Da, X, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Dc));
+      PetscCall(MatMatMult(Da, Xd, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Dc));
       PetscCall(MatDestroy(&Rc));
       PetscCall(MatMatMult(Aa, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Rc));
       PetscCall(CompareDense(Dc, Rc, cs, "diag x dense MAT_REUSE_MATRIX after MatScale(A)"));
@@ -528,16 +546,16 @@ PetscErrorCode TestDense(const std::string &name, const Spec &sa)
         PetscCall(OwnedRange(sa.M, &r0, &r1));
         PetscCall(MatCreate(PETSC_COMM_WORLD, &Dc));
         PetscCall(MatSetSizes(Dc, PETSC_DECIDE, PETSC_DECIDE, sa.M, k));
-        PetscCall(MatSetType(Dc, MATDENSE));
+        PetscCall(MatSetType(Dc, g_dense_type));
         PetscCall(MatDenseSetLDA(Dc, r1 - r0 + 2));
         PetscCall(MatSetUp(Dc));
-        PetscCall(MatMatMult(Da, X, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Dc));
+        PetscCall(MatMatMult(Da, Xd, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Dc));
         PetscCall(CompareDense(Dc, Rc, cs, "diag x dense into the user's C (lda+2)"));
         PetscCall(MatDestroy(&Dc));
       }
       {
         /* MatProduct API */
-        PetscCall(MatProductCreate(Da, X, NULL, &Dc));
+        PetscCall(MatProductCreate(Da, Xd, NULL, &Dc));
         PetscCall(MatProductSetType(Dc, MATPRODUCT_AB));
         PetscCall(MatProductSetFromOptions(Dc));
         PetscCall(MatProductSymbolic(Dc));
@@ -547,6 +565,7 @@ PetscErrorCode TestDense(const std::string &name, const Spec &sa)
       }
       PetscCall(MatDestroy(&Rc));
       PetscCall(MatDestroy(&X));
+      PetscCall(MatDestroy(&Xd));
     }
     {
       /* A^T X: PETSc's column loop over MatMultTranspose (no SpMM variant) */
@@ -577,6 +596,7 @@ PetscErrorCode TestMixed()
   a.offsets = PaperOffsets(n, 7, 31);
   b.offsets = Band(-2, 3, n, n);
   a.seed = 8, b.seed = 9;
+  g_expect_gpu = false; /* an aij operand becomes a host diag copy: these products run on the CPU */
   PetscCall(Build(a, &Da, &Aa));
   PetscCall(Build(b, &Db, &Ab));
   PetscCall(MatMatMult(Da, Ab, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Dc));
@@ -800,6 +820,10 @@ int main(int argc, char **argv)
   char      only[256] = "";
   PetscBool has_only  = PETSC_FALSE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", only, sizeof(only), &has_only));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-diag_vec_type", g_vec_type, sizeof(g_vec_type), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dense_type", g_dense_type, sizeof(g_dense_type), NULL));
+  const bool gpu = g_vec_type[0] && g_size == 1;
+  g_expect_gpu   = gpu;
   const auto want = [&](const std::string &name) { return !has_only || name.find(only) != std::string::npos; };
 
   for (const Case &c : MakeCases())
@@ -824,6 +848,7 @@ int main(int argc, char **argv)
     Run("dense", "diag x dense", [&] { return TestDense("n=1", s); });
   }
   if (want("diag with aij")) Run("diag with aij", "mixed", [] { return TestMixed(); });
+  g_expect_gpu = gpu;
   if (want("options")) Run("options", "options", [] { return TestOptions(); });
   if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
