@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the staged .gpu/ folder. Sections (default:
 # all): kernels (CUDA kernel tests), sanitize (the same under compute-
-# sanitizer memcheck and racecheck), plugin (test_gpu on 1 and 2 ranks),
+# sanitizer memcheck and racecheck; SANITIZE="bin/test_x ..." picks tests),
+# plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag), bench
-# (bench_matmult tables, CSV in $OUT/bench.csv). Logs under $OUT; a summary
-# table is printed last.
+# and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
+# (bench_products: the paper's Table 2, banded and dense, CSV in
+# $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh). Logs
+# under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
 source ./device-env.sh
 export PMIX_MCA_pcompress_base_silence_warning=1
@@ -27,7 +30,7 @@ if has kernels; then
   for t in bin/test_*cuda*; do run "$(basename "$t")" "$t"; done
 fi
 if has sanitize; then
-  for t in bin/test_*cuda*; do
+  for t in ${SANITIZE:-bin/test_*cuda*}; do
     n=$(basename "$t")
     # the grid-stride case (tens of millions of rows) is left out under the tools: it takes them many minutes
     run "$n.memcheck" compute-sanitizer --tool memcheck --error-exitcode 1 "$t" "--run_test=!*/grid_stride_large"
@@ -37,6 +40,15 @@ fi
 if has plugin; then
   run test_gpu.np1 mpiexec -n 1 bin/test_gpu
   run test_gpu.np2 mpiexec -n 2 bin/test_gpu
+  run test_gpu.np4 mpiexec -n 4 bin/test_gpu
+  # every MatProduct case with the diag operands' values on the GPU (1 rank:
+  # products on the device; 2 ranks: MPI products on the host from device-
+  # resident operands), dense operands as CUDA matrices; then the paper's
+  # Algorithm 2 on the paper-style cases
+  G="-diag_vec_type cuda -dense_type seqdensecuda"
+  run test_products.gpu.np1 mpiexec -n 1 bin/test_products $G
+  run test_products.gpu.np2 mpiexec -n 2 bin/test_products -diag_vec_type cuda
+  run test_products.gpu.atomic mpiexec -n 1 bin/test_products $G -case paper-style -mat_product_algorithm diag_atomic
 fi
 if has tutorials; then
   K="-ksp_converged_reason -ksp_monitor -ksp_norm_type unpreconditioned"
@@ -72,6 +84,26 @@ if has bench; then
   run bench.2d5.random.n4096 $B -dim 2 -n 4096
   run bench.2d9.random.n4096 $B -dim 2 -n 4096 -stencil box
   grep -h -A4 "rank(s)" "$OUT"/bench.*.log > "$OUT/bench-tables.txt"
+fi
+if has benchprod; then
+  # the paper's Table 2 (n = 10^4, 200-600 diagonals; dgB of row 3 is 400 by its nzB),
+  # banded n = 10^6 (9 x 9, 21 x 21), diag x dense (band of 9, n = 10^6, k = 32, 128)
+  P="bin/bench_products -types diagcuda,aijcusparse -csv $OUT/products.csv"
+  echo "n,dga,dgb,nza,nzb,nzc,ranks,product,ours,first_s,reuse_s,peer,peer_first_s,peer_reuse_s" > "$OUT/products.csv"
+  run benchprod.t2.200 $P -n 10000 -dga 200 -dgb 200 -reps 3 -algs diag,diag_atomic
+  for d in ${T2_ROWS:-300 400 500}; do
+    run benchprod.t2.$d $P -n 10000 -dga $d -dgb $d -reps 3 -algs diag,diag_atomic -products AB
+  done
+  run benchprod.t2.600 $P -n 10000 -dga 600 -dgb 600 -reps 3 -algs diag,diag_atomic
+  run benchprod.band9 $P -n 1000000 -dga 9 -dgb 9 -banded -reps 5 -algs diag,diag_atomic
+  run benchprod.band21 $P -n 1000000 -dga 21 -dgb 21 -banded -reps 5 -algs diag,diag_atomic
+  for k in 32 128; do
+    run benchprod.dense$k $P -n 1000000 -dga 9 -banded -dense $k -dense_type seqdensecuda -reps 5
+  done
+  grep -h -B1 -A8 "rank(s)" "$OUT"/benchprod.*.log > "$OUT/benchprod-tables.txt"
+fi
+if has solvers && [ -f ./solvers.sh ]; then
+  run solvers env DATA="$PWD/../data" bash ./solvers.sh
 fi
 if has program; then
   # PETSc's ex45 (3D Poisson, DMDA, assembled with MatSetValuesStencil) at 257^3,
