@@ -15,6 +15,11 @@ for f in "$BUILD"/tests/kernels/test_* "$BUILD"/plugin/libpetscdiag.so "$BUILD"/
 done
 bash "$ROOT/../shared/gpu/stage.sh" "$DEST" "${files[@]}" >/dev/null
 cp -L /usr/lib/x86_64-linux-gnu/libboost_unit_test_framework.so.1.74.0 "$DEST/lib/"
+# solvers/mtx reads Matrix Market through CHOLMOD: SuiteSparse and METIS
+# are not on the GPU machine
+if [ -x "$BUILD/solvers/mtx" ]; then
+  ldd "$BUILD/solvers/mtx" | awk '/cholmod|amd|colamd|suitesparseconfig|metis|gomp/ {print $3}' | xargs -r cp -L -t "$DEST/lib/"
+fi
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
 du -sh "$DEST"

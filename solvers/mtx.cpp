@@ -13,7 +13,10 @@ static const char help[] = "Loads a sparse matrix, reports how it would be store
                            "  -view_structure <out.png> draw the sparsity pattern and the stored diagonals\n"
                            "  -plot_python <exe>        the Python with matplotlib that draws it\n"
                            "  -plot_script <path>       the drawing script (solvers/plot_structure.py)\n"
-                           "  -mat_diag_storage <hm,cdm,auto>  the scheme of the converted matrix (auto: fewer bytes)\n\n";
+                           "  -mat_diag_storage <hm,cdm,auto>  the scheme of the converted matrix (auto: fewer bytes)\n"
+                           "  -aij_type <aij>           the type the loaded matrix is compared as (aijcusparse on a GPU)\n"
+                           "  -diag_type <diag>         the type it is converted to (diagcuda on a GPU: vectors and\n"
+                           "                            products on the device)\n\n";
 
 /* mtx: the program a user with a matrix file meets first.
 
@@ -104,6 +107,8 @@ struct Options {
   char      python[PETSC_MAX_PATH_LEN]   = DIAG_PLOT_PYTHON;
   char      script[PETSC_MAX_PATH_LEN]   = DIAG_PLOT_SCRIPT;
   char      storage[16]                  = "auto";
+  char      aij_type[32]                 = MATAIJ;  /* -aij_type: the loaded matrix's type (aijcusparse: on the GPU) */
+  char      diag_type[32]                = MATDIAG; /* -diag_type: the conversion's type (diagcuda) */
   PetscBool binary = PETSC_FALSE, force = PETSC_FALSE, check = PETSC_FALSE, solve = PETSC_FALSE, view = PETSC_FALSE;
   PetscReal min_fill = 0.3;
   PetscInt  repeat   = 3;
@@ -944,6 +949,8 @@ PetscErrorCode Run(int *code)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-plot_python", o.python, sizeof(o.python), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-plot_script", o.script, sizeof(o.script), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_diag_storage", o.storage, sizeof(o.storage), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-aij_type", o.aij_type, sizeof(o.aij_type), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-diag_type", o.diag_type, sizeof(o.diag_type), NULL));
   PetscCall(PetscOptionsHasHelp(NULL, &has_help));
   if (!set || !o.file[0]) {
     if (!has_help) {
@@ -968,6 +975,7 @@ PetscErrorCode Run(int *code)
     PetscCall(Fail(o, prob, code));
     PetscFunctionReturn(0);
   }
+  if (std::string(o.aij_type) != MATAIJ) PetscCall(MatConvert(A, o.aij_type, MAT_INPLACE_MATRIX, &A));
 
   /* 2. structure */
   Structure             S;
@@ -1010,7 +1018,7 @@ PetscErrorCode Run(int *code)
     PetscLogDouble c0, c1;
     PetscCall(PetscTime(&c0));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = MatConvert(A, MATDIAG, MAT_INITIAL_MATRIX, &D);
+    ierr = MatConvert(A, o.diag_type, MAT_INITIAL_MATRIX, &D);
     PetscCall(PetscPopErrorHandler());
     PetscCall(PetscTime(&c1));
     if (ierr) {

@@ -5,13 +5,13 @@
 # the repository root (data/ is read from there), device-env.sh sourced:
 #   source .gpu/device-env.sh && bash .gpu/solvers.sh
 # Every DMDA solver runs on CUDA vectors once with diag and once with
-# aijcusparse, 1 rank (poisson also 2), at a size of a few seconds. mtx has no
-# vector-type option (it loads into aij and converts to diag, both with host
-# vectors), so its one run compares aij and diag on the host. Logs:
+# aijcusparse, 1 rank (poisson also 2), at a size of a few seconds. mtx
+# compares the loaded matrix as aijcusparse with its diagcuda conversion
+# (MTX_OPTS; both on the device, CUDA vectors). Logs:
 # $OUT/solvers.<name>.<mattype>.log; a summary line per run; MatMult and
 # KSPSolve lines of -log_view in $OUT/solvers.logview.txt.
 # Dry run without a GPU (host vectors, aij as the peer; ~4 minutes on 2 cores):
-#   VEC="-dm_vec_type standard" PEER=aij bash scripts/device/solvers.sh   (with bin/ beside it)
+#   VEC="-dm_vec_type standard" PEER=aij MTX_OPTS= bash scripts/device/solvers.sh   (with bin/ beside it)
 set -u
 STAGE=$(cd "$(dirname "$0")" && pwd)
 BIN=${BIN:-$STAGE/bin}
@@ -21,6 +21,7 @@ OUT=${OUT:-/tmp/out}
 VEC=${VEC:--dm_vec_type cuda}
 PEER=${PEER:-aijcusparse}
 EXTRA=${EXTRA:-}  # appended to every DMDA run, e.g. -mat_diag_storage cdm
+MTX_OPTS=${MTX_OPTS--aij_type aijcusparse -diag_type diagcuda}  # empty for a run on the host
 # On both types, so that the solve times printed are taken the same way
 # (-log_view_gpu_time synchronizes around every GPU event).
 LOGVIEW="-log_view -log_view_gpu_time"
@@ -69,8 +70,10 @@ done
 # mtx: -check (MatMult of diag against aij) and -solve (the same KSP on both);
 # its aij and diag lines each give a summary line. No -log_view: one run holds
 # both types, whose events it would add up.
-mlog=$OUT/solvers.mtx.host.log
-mpiexec -n 1 "$BIN/mtx" -f "$MTX_FILE" -check -solve >"$mlog" 2>&1
+mlog=$OUT/solvers.mtx.log
+where=$([ -n "$MTX_OPTS" ] && echo gpu || echo host)
+# shellcheck disable=SC2086
+mpiexec -n 1 "$BIN/mtx" -f "$MTX_FILE" -check -solve $MTX_OPTS >"$mlog" 2>&1
 rc=$?
 for t in aij diag; do
   line=$(grep -E "^  $t *:" "$mlog")  # "  aij :   11 iterations, CONVERGED_RTOL, ||x - ones|| = 2.204e-04, setup ..., solve 0.078 ms ..."
@@ -78,7 +81,7 @@ for t in aij diag; do
   err=$(sed -nE 's/.*\|\|x - ones\|\| = ([^,]+),.*/\1/p' <<<"$line")
   ms=$(sed -nE 's/.*solve ([.0-9]+) ms.*/\1/p' <<<"$line")  # best of 3 solves, in ms
   sol=$([ -n "$ms" ] && awk "BEGIN{print $ms/1e3}")
-  summary+=("$(printf '%-16s %-12s %2s %3s %6s %16s %10s %9s' mtx "$t(host)" 1 "$rc" "${its:--}" "${err:--}" - "${sol:--}")")
+  summary+=("$(printf '%-16s %-12s %2s %3s %6s %16s %10s %9s' mtx "$t($where)" 1 "$rc" "${its:--}" "${err:--}" - "${sol:--}")")
 done
 
 printf '%s\n' "${summary[@]}" | tee "$OUT/solvers.summary.txt"
