@@ -138,6 +138,11 @@ inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, P
   PetscCall(PetscTime(&t2));
   PetscCall(KSPGetIterationNumber(ksp, &s->its));
   PetscCall(KSPGetType(ksp, &used));
+  { /* a solve that stopped without converging must not pass for a result */
+    KSPConvergedReason reason;
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    if (reason < 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "warning: %s did not converge: %s after %" PetscInt_FMT " iterations (the numbers below are not a solution)\n", used, KSPConvergedReasons[reason], s->its));
+  }
   PetscCall(PetscStrncpy(s->ktype, used, sizeof(s->ktype)));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(TrueResidual(A, x, b, &s->rnorm));
