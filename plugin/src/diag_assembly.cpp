@@ -291,12 +291,13 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
 }
 
 /* Slots of the owned COO entries in the current storage (-1: not owned or ignored). */
-static PetscErrorCode MatDiagCOOSlots(Mat A)
+PetscErrorCode MatDiagCOOSlots_Private(Mat A)
 {
-  Mat_Diag    *a    = (Mat_Diag *)A->data;
-  PetscScalar *base = a->values();
+  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagHostValuesEnsure_Private(a)); /* slots are positions in the host array */
+  PetscScalar *base = a->values();
   a->coo_slot.assign(a->coo_i.size(), -1);
   a->coo_remote = PETSC_FALSE;
   for (std::size_t e = 0; e < a->coo_i.size(); e++) {
@@ -319,8 +320,13 @@ PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mod
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  { /* values in device memory: scattered on the device (diag_device.cpp) */
+    PetscBool done = PETSC_FALSE;
+    PetscCall(MatDiagSetValuesCOODevice_Private(A, v, mode, &done));
+    if (done) PetscFunctionReturn(0);
+  }
   PetscCall(MatDiagSyncHost_Private(A));
-  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots(A));
+  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
   MatDiagValuesChanged(a);
   if (mode == INSERT_VALUES) PetscCall(MatZeroEntries_Diag(A));
   PetscScalar *val = a->values();

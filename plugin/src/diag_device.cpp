@@ -26,9 +26,12 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
-  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval}) {
+  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot}) {
     if (p) DiagCallCUDA(cudaFree(p));
   }
+  d.coo_slot  = nullptr;
+  d.coo_cap   = 0;
+  d.coo_state = -1;
   d.meta  = nullptr;
   d.val   = nullptr;
   d.cmeta = nullptr;
@@ -285,6 +288,61 @@ PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScala
   PetscCall(Reserve(&d.val, &d.val_cap, (std::size_t)c->nstored()));
   *meta = d.meta;
   *val  = d.val;
+  PetscFunctionReturn(0);
+}
+
+/* MatSetValuesCOO with values in device memory: the slot map (computed on
+   the host by MatSetPreallocationCOO's first use) is copied to the device
+   once, then each call scatters the values into the device copy of the
+   full values (zeroed first for INSERT_VALUES) with one kernel, and the
+   device copy becomes the newest: the values never pass through the host.
+   *done is false for host memory (the caller's host path runs). With
+   entries of other processes' rows the values are copied to the host and
+   the host path (which sends them) runs. */
+PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
+{
+  Mat_Diag    *a = (Mat_Diag *)A->data;
+  DiagDevice  &d = a->dev;
+  PetscMemType mtype;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!v) PetscFunctionReturn(0);
+  PetscCall(PetscGetMemType(v, &mtype));
+  if (!PetscMemTypeDevice(mtype)) PetscFunctionReturn(0);
+  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
+  const std::size_t n = a->coo_slot.size();
+  if (a->coo_remote) {
+    std::vector<PetscScalar> host(n);
+    if (n) DiagCallCUDA(cudaMemcpy(host.data(), v, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(n * sizeof(PetscScalar))));
+    PetscCall(MatSetValuesCOO_Diag(A, host.data(), mode));
+    *done = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (d.coo_state != a->coo_state || !d.coo_slot) {
+    PetscCall(Reserve(&d.coo_slot, &d.coo_cap, n));
+    if (n) DiagCallCUDA(cudaMemcpy(d.coo_slot, a->coo_slot.data(), n * sizeof(Index), cudaMemcpyHostToDevice));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)(n * sizeof(Index))));
+    d.coo_state = a->coo_state;
+  }
+  const Index       *meta;
+  const PetscScalar *cur;
+  PetscScalar       *val;
+  const std::size_t  nval = (std::size_t)a->nstored();
+  if (mode == INSERT_VALUES) {
+    PetscCall(MatDiagDeviceOutput_Private(A, &meta, &val));
+    if (nval) DiagCallCUDA(cudaMemsetAsync(val, 0, nval * sizeof(PetscScalar), PetscDefaultCudaStream));
+  } else {
+    PetscCall(MatDiagDeviceValues_Private(A, &meta, &cur));
+    val = const_cast<PetscScalar *>(cur); /* the matrix's own device buffer */
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::scatter_add(val, d.coo_slot, v, (Index)n, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)n));
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

@@ -63,6 +63,9 @@ struct DiagDevice {
   std::size_t                   cmeta_cap = 0, cval_cap = 0;
   pdiag::HmCompressedView<PetscScalar> cview;        /* device pointers */
   Vec              work = nullptr, tr_work = nullptr; /* device ghost vectors (MPI) */
+  Index           *coo_slot = nullptr;                /* MatSetValuesCOO's slot map (device arrays) */
+  std::size_t      coo_cap  = 0;
+  PetscObjectState coo_state = -1;                    /* the host map's state it was copied from */
 };
 
 struct Mat_Diag {
@@ -137,6 +140,7 @@ PETSC_INTERN PetscErrorCode MatAssemblyEnd_Diag(Mat, MatAssemblyType);
 PETSC_INTERN PetscErrorCode MatZeroEntries_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_Diag(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSetValuesCOO_Diag(Mat, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatDiagCOOSlots_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
 
 /* diag_device.cpp (CUDA builds; inline no-ops otherwise) */
@@ -154,7 +158,13 @@ PETSC_INTERN PetscBool      MatDiagOnDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValues_Private(Mat, const Index **, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceOutput_Private(Mat, const Index **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat, const PetscScalar[], InsertMode, PetscBool *);
 #else
+static inline PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat, const PetscScalar[], InsertMode, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
 static inline PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat)
 {
   return 0;

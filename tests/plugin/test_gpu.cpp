@@ -219,6 +219,67 @@ PetscErrorCode SolveCopies(DM da, PetscInt its, PetscLogDouble *copies)
   PetscFunctionReturn(0);
 }
 
+/* MatSetValuesCOO with the values in device memory (scattered on the GPU)
+   against the same COO with host values, INSERT then ADD: the two matrices
+   must multiply alike. The COO list has every stored entry of the owned
+   rows, a duplicate per row (summed), an ignored negative index, and under
+   MPI one entry of the next process's first row (sent by the host path). */
+PetscErrorCode TestCOODevice(PetscInt n, const std::vector<PetscInt> &offs, MatType type)
+{
+  Mat                      A[2];
+  PetscInt                 r0, r1;
+  PetscMPIInt              size;
+  std::vector<PetscInt>    ci, cj;
+  std::vector<PetscScalar> cv;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (Mat &M : A) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &M));
+    PetscCall(MatSetSizes(M, PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetType(M, type));
+  }
+  PetscCall(MatGetOwnershipRange(A[0], &r0, &r1));
+  for (PetscInt i = r0; i < r1; i++) {
+    for (PetscInt d : offs)
+      if (i + d >= 0 && i + d < n) ci.push_back(i), cj.push_back(i + d);
+    if (i + offs[0] >= 0 && i + offs[0] < n) ci.push_back(i), cj.push_back(i + offs[0]); /* a duplicate */
+  }
+  ci.push_back(-1), cj.push_back(0); /* ignored */
+  if (size > 1 && r1 < n) ci.push_back(r1), cj.push_back(r1); /* the next process's row */
+  for (std::size_t e = 0; e < ci.size(); e++) cv.push_back(0.25 + (PetscScalar)((e * 7919) % 101) / 37.0);
+  PetscScalar *dv;
+  PetscCheck(cudaMalloc((void **)&dv, std::max<std::size_t>(1, cv.size()) * sizeof(PetscScalar)) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_MEM, "cudaMalloc");
+  PetscCheck(cudaMemcpy(dv, cv.data(), cv.size() * sizeof(PetscScalar), cudaMemcpyHostToDevice) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "cudaMemcpy");
+  for (Mat &M : A) PetscCall(MatSetPreallocationCOO(M, (PetscCount)ci.size(), ci.data(), cj.data()));
+  const std::string name = std::string(type) + " COO device values n=" + std::to_string(n);
+  for (InsertMode mode : {INSERT_VALUES, ADD_VALUES}) {
+    PetscCall(MatSetValuesCOO(A[0], cv.data(), mode));
+    PetscCall(MatSetValuesCOO(A[1], dv, mode));
+    if (size > 1) /* the remote entry went through MatSetValues */
+      for (Mat &M : A) {
+        PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+      }
+    Vec x, y[2];
+    PetscCall(MatCreateVecs(A[0], &x, &y[0]));
+    PetscCall(VecDuplicate(y[0], &y[1]));
+    PetscCall(VecSetRandom(x, NULL));
+    Vec xd, yd;
+    PetscCall(Retyped(x, device_vec, &xd));
+    PetscCall(Retyped(y[0], device_vec, &yd));
+    PetscCall(MatMult(A[0], x, y[0]));
+    PetscCall(MatMult(A[1], xd, yd)); /* on the device, from the scattered values */
+    Check(RelDiff(yd, y[0]) <= 1e-12, name + (mode == INSERT_VALUES ? " INSERT" : " ADD") + " MatMult on the device");
+    PetscCall(MatMult(A[1], x, y[1])); /* on the host: the values come back */
+    Check(RelDiff(y[1], y[0]) <= 1e-12, name + (mode == INSERT_VALUES ? " INSERT" : " ADD") + " MatMult on the host");
+    for (Vec v : {x, y[0], y[1], xd, yd}) PetscCall(VecDestroy(&v));
+  }
+  cudaFree(dv);
+  for (Mat &M : A) PetscCall(MatDestroy(&M));
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -252,6 +313,10 @@ int main(int argc, char **argv)
           PetscCall(MatDestroy(&A));
         }
       }
+  if (!host_check) {
+    for (MatType type : {MATDIAG, MATDIAGCUDA})
+      for (PetscInt n : {1, 17, 1000}) PetscCall(TestCOODevice(n, {-3, -1, 0, 2, 5}, type));
+  }
   if (!host_check) {
     DM             da;
     PetscLogDouble c10, c40;

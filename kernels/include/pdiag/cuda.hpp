@@ -92,6 +92,23 @@ extern template cudaError_t hm_compressed_spmv<float>(const HmCompressedView<flo
 
 }  // namespace pdiag::cuda
 
+// ==== Assembly: COO values into stored slots ====
+
+namespace pdiag::cuda {
+
+/// val[slot[e]] += v[e] for e in [0, n) with slot[e] >= 0 (pdiag::scatter_add
+/// semantics; every pointer a DEVICE pointer). Entries sharing a slot are
+/// summed with atomics: the result is exact up to the order of additions.
+/// cudaErrorInvalidValue for n < 0; nothing launched for n == 0.
+template <class T>
+cudaError_t scatter_add(T* val, const Index* slot, const nodeduce_t<T>* v, Index n, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/scatter.cu.
+extern template cudaError_t scatter_add<double>(double*, const Index*, const double*, Index, cudaStream_t);
+extern template cudaError_t scatter_add<float>(float*, const Index*, const float*, Index, cudaStream_t);
+
+}  // namespace pdiag::cuda
+
 // ==== Products: diag x diag (SpGEMM numeric phase) and diag x dense (SpMM) ====
 //
 // Declarations for kernels/src/product.cu. Same semantics as the CPU
