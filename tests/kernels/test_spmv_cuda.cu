@@ -22,6 +22,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cuda_testing.hpp"
+#include "pdiag/assemble.hpp"
 #include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
 #include "pdiag/cuda.hpp"
@@ -29,6 +30,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -471,6 +473,31 @@ BOOST_AUTO_TEST_CASE(float_instantiation) {
   check("float hm_spmv_t", cuda::hm_spmv_t(dA.view(), dx.get(), dy.get(), n, dz.get(), nullptr, stream), reft);
   check("float cdm_spmv", cuda::cdm_spmv(dC.view(), dx.get(), dy.get(), dz.get(), nullptr, 0, -1, stream), ref);
   check("float cdm_spmv_t", cuda::cdm_spmv_t(dC.view(), dx.get(), dy.get(), n, dz.get(), nullptr, stream), reft);
+}
+
+// COO scatter (MatSetValuesCOO with device arrays): against the CPU
+// reference scatter_add, with repeated slots (summed with atomics: equal up
+// to the order of the additions), ignored entries (slot -1) and n = 0;
+// n < 0 is refused.
+BOOST_AUTO_TEST_CASE(coo_scatter_add) {
+  for (Index n : {Index(0), Index(1), Index(1000), Index(100000)}) {
+    const Index nval = n / 3 + 1;
+    std::vector<Index> slot(static_cast<std::size_t>(n));
+    std::vector<double> v(static_cast<std::size_t>(n)), val(static_cast<std::size_t>(nval), 0.5);
+    for (Index e = 0; e < n; ++e) {
+      slot[e] = (e % 11 == 5) ? -1 : (e * 7) % nval;
+      v[e] = 0.25 + double((e * 7919) % 101) / 37.0;
+    }
+    DeviceArray<Index> dslot(slot);
+    DeviceArray<double> dv(v), dval(val);
+    PDIAG_CUDA_REQUIRE(pdiag::cuda::scatter_add(dval.get(), dslot.get(), dv.get(), n, stream));
+    sync_checked(stream, "scatter_add");
+    pdiag::scatter_add(val.data(), slot.data(), v.data(), n);
+    const std::vector<double> got = dval.download();
+    for (Index p = 0; p < nval; ++p)
+      BOOST_REQUIRE_MESSAGE(std::abs(got[p] - val[p]) <= 1e-13 * std::abs(val[p]), "n=" << n << " slot " << p << ": " << got[p] << " vs " << val[p]);
+  }
+  BOOST_CHECK(pdiag::cuda::scatter_add<double>(nullptr, nullptr, nullptr, -1, stream) == cudaErrorInvalidValue);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
