@@ -135,10 +135,30 @@ struct PairRec {
 };
 
 /// Groups pair records by output diagonal: fills offsets, pair_start,
-/// pair_a, pair_b. O(P log P) for P pairs, P <= ndiagA * ndiagB.
+/// pair_a, pair_b. The records arrive in (a, b) order (both symbolic phases
+/// loop over A's diagonals, then B's), so a stable counting sort by c gives
+/// (c, a, b) order in O(P + range of c) for P pairs; a comparison sort
+/// (same order) only when the range of c is much wider than P.
 template <class Plan>
 inline void group_pairs(std::vector<PairRec>& recs, Plan& plan, std::vector<Index>& offsets) {
-  std::sort(recs.begin(), recs.end());
+  if (!recs.empty()) {
+    Index cmin = recs[0].c, cmax = recs[0].c;
+    for (const PairRec& r : recs) {
+      cmin = std::min(cmin, r.c);
+      cmax = std::max(cmax, r.c);
+    }
+    const Index range = cmax - cmin + 1;
+    if (range <= 4 * Index(recs.size()) + 4096) {
+      std::vector<Index> first(static_cast<std::size_t>(range + 1), 0);
+      for (const PairRec& r : recs) ++first[static_cast<std::size_t>(r.c - cmin + 1)];
+      for (Index q = 0; q < range; ++q) first[q + 1] += first[q];
+      std::vector<PairRec> sorted(recs.size());
+      for (const PairRec& r : recs) sorted[static_cast<std::size_t>(first[static_cast<std::size_t>(r.c - cmin)]++)] = r;
+      recs.swap(sorted);
+    } else {
+      std::sort(recs.begin(), recs.end());
+    }
+  }
   offsets.clear();
   plan.pair_start.assign(1, 0);
   plan.pair_a.resize(recs.size());
