@@ -75,6 +75,7 @@ struct Mat_Diag {
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
+  PetscBool      device_ops        = PETSC_FALSE; /* -mat_diag_device_ops: MatScale/Shift/GetDiagonal/AXPY on the device (experimental) */
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;
@@ -159,7 +160,31 @@ PETSC_INTERN PetscErrorCode MatDiagDeviceValues_Private(Mat, const Index **, con
 PETSC_INTERN PetscErrorCode MatDiagDeviceOutput_Private(Mat, const Index **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat, const PetscScalar[], InsertMode, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagScaleDevice_Private(Mat, PetscScalar, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagShiftDevice_Private(Mat, PetscScalar, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagAXPYDevice_Private(Mat, PetscScalar, Mat, PetscBool *);
 #else
+static inline PetscErrorCode MatDiagScaleDevice_Private(Mat, PetscScalar, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
+static inline PetscErrorCode MatDiagShiftDevice_Private(Mat, PetscScalar, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
+static inline PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat, Vec, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
+static inline PetscErrorCode MatDiagAXPYDevice_Private(Mat, PetscScalar, Mat, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
 static inline PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat, const PetscScalar[], InsertMode, PetscBool *done)
 {
   *done = PETSC_FALSE;

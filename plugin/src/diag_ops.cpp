@@ -424,6 +424,49 @@ PetscErrorCode MatDiagRestoreColumns_Private(Mat A, Vec r, const PetscScalar **r
   PetscFunctionReturn(0);
 }
 
+/* The ops-table entries that may run on the device copy (diag_device.cpp,
+   -mat_diag_device_ops); otherwise the host operation, after the values
+   come back from the device. */
+static PetscErrorCode MatScale_DiagAny(Mat A, PetscScalar alpha)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagScaleDevice_Private(A, alpha, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatScale_Diag)(A, alpha));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatShift_DiagAny(Mat A, PetscScalar alpha)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagShiftDevice_Private(A, alpha, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatShift_Diag)(A, alpha));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGetDiagonal_DiagAny(Mat A, Vec v)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetDiagonalDevice_Private(A, v, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatGetDiagonal_Diag)(A, v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStructure str)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAXPYDevice_Private(Y, alpha, X, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatAXPY_Diag)(Y, alpha, X, str));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagSetOps_Private(Mat A)
 {
   struct _MatOps *ops = A->ops;
@@ -439,12 +482,12 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->multadd             = MatMultAdd_Diag;
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
-  ops->getdiagonal         = MATDIAG_HOST_OP(MatGetDiagonal_Diag);
+  ops->getdiagonal         = MatGetDiagonal_DiagAny;
   ops->diagonalscale       = MATDIAG_HOST_OP(MatDiagonalScale_Diag);
   ops->diagonalset         = MATDIAG_HOST_OP(MatDiagonalSet_Diag);
-  ops->scale               = MATDIAG_HOST_OP(MatScale_Diag);
-  ops->shift               = MATDIAG_HOST_OP(MatShift_Diag);
-  ops->axpy                = MATDIAG_HOST_OP(MatAXPY_Diag);
+  ops->scale               = MatScale_DiagAny;
+  ops->shift               = MatShift_DiagAny;
+  ops->axpy                = MatAXPY_DiagAny;
   ops->norm                = MATDIAG_HOST_OP(MatNorm_Diag);
   ops->getrow              = MATDIAG_HOST_OP(MatGetRow_Diag);
   ops->restorerow          = MatRestoreRow_Diag;

@@ -280,6 +280,51 @@ PetscErrorCode TestCOODevice(PetscInt n, const std::vector<PetscInt> &offs, MatT
   PetscFunctionReturn(0);
 }
 
+/* -mat_diag_device_ops: MatScale, MatShift, MatAXPY and MatGetDiagonal on
+   the device copy of a diagcuda matrix against the same operations on the
+   host copy of an identical diag matrix; the results must multiply alike
+   (with CUDA and with host vectors) and have the same diagonal. */
+PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatDiagStorage st)
+{
+  Mat               A, B, XA, XB;
+  const std::string name = std::string("device ops ") + (st == MAT_DIAG_STORAGE_HM ? "hm" : "cdm") + " n=" + std::to_string(n);
+
+  PetscFunctionBeginUser;
+  PetscCall(RandomDiag(n, offs, MATDIAGCUDA, st, &A));
+  PetscCall(RandomDiag(n, offs, MATDIAGCUDA, st, &XA));
+  PetscCall(RandomDiag(n, offs, MATDIAG, st, &B)); /* the same values (same random sequence) */
+  PetscCall(RandomDiag(n, offs, MATDIAG, st, &XB));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_ops", "true"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatSetFromOptions(XA));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_ops"));
+  PetscCall(MatScale(A, 2.5));
+  PetscCall(MatScale(B, 2.5));
+  PetscCall(MatShift(A, -1.25));
+  PetscCall(MatShift(B, -1.25));
+  PetscCall(MatAXPY(A, 0.5, XA, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(B, 0.5, XB, SAME_NONZERO_PATTERN));
+  Vec x, xd, yA, yB, dA, dB;
+  PetscCall(MatCreateVecs(B, &x, &yB));
+  PetscCall(VecDuplicate(yB, &dB));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(Retyped(x, device_vec, &xd));
+  PetscCall(MatCreateVecs(A, NULL, &yA)); /* CUDA vectors (diagcuda) */
+  PetscCall(VecDuplicate(yA, &dA));
+  PetscCall(MatMult(B, x, yB));
+  PetscCall(MatMult(A, xd, yA));
+  Check(RelDiff(yA, yB) <= 1e-14, name + " Scale, Shift, AXPY: MatMult on the device");
+  PetscCall(MatMult(A, x, yB)); /* host vectors: A's values come back from the device */
+  PetscCall(MatMult(B, x, dB));
+  Check(RelDiff(yB, dB) <= 1e-14, name + " Scale, Shift, AXPY: MatMult on the host");
+  PetscCall(MatGetDiagonal(A, dA));
+  PetscCall(MatGetDiagonal(B, dB));
+  Check(RelDiff(dA, dB) <= 1e-15, name + " MatGetDiagonal on the device");
+  for (Vec v : {x, xd, yA, yB, dA, dB}) PetscCall(VecDestroy(&v));
+  for (Mat M : {A, B, XA, XB}) PetscCall(MatDestroy(&M));
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -316,6 +361,8 @@ int main(int argc, char **argv)
   if (!host_check) {
     for (MatType type : {MATDIAG, MATDIAGCUDA})
       for (PetscInt n : {1, 17, 1000}) PetscCall(TestCOODevice(n, {-3, -1, 0, 2, 5}, type));
+    for (MatDiagStorage st : {MAT_DIAG_STORAGE_HM, MAT_DIAG_STORAGE_CDM})
+      for (PetscInt n : {1, 17, 1000}) PetscCall(TestDeviceOps(n, {-3, -1, 0, 2, 5}, st));
   }
   if (!host_check) {
     DM             da;

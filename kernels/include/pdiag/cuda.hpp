@@ -107,6 +107,25 @@ cudaError_t scatter_add(T* val, const Index* slot, const nodeduce_t<T>* v, Index
 extern template cudaError_t scatter_add<double>(double*, const Index*, const double*, Index, cudaStream_t);
 extern template cudaError_t scatter_add<float>(float*, const Index*, const float*, Index, cudaStream_t);
 
+/// val[p] *= alpha, p in [0, n) (MatScale of the stored values).
+template <class T>
+cudaError_t scale_values(T* val, Index n, nodeduce_t<T> alpha, cudaStream_t stream = nullptr);
+/// val[p] += alpha, p in [0, n) (MatShift: the main diagonal's stored run).
+template <class T>
+cudaError_t add_scalar(T* val, Index n, nodeduce_t<T> alpha, cudaStream_t stream = nullptr);
+/// y[p] += alpha x[p], p in [0, n) (MatAXPY of two blocks of one structure).
+template <class T>
+cudaError_t axpy_values(T* y, nodeduce_t<T> alpha, const nodeduce_t<T>* x, Index n, cudaStream_t stream = nullptr);
+// Each returns cudaErrorInvalidValue for n < 0 and launches nothing for
+// n == 0. Instantiated for double and float in kernels/src/ops.cu.
+#define PDIAG_OPS_DECLARE(T)                                                                  \
+  extern template cudaError_t scale_values<T>(T*, Index, T, cudaStream_t);                    \
+  extern template cudaError_t add_scalar<T>(T*, Index, T, cudaStream_t);                      \
+  extern template cudaError_t axpy_values<T>(T*, T, const T*, Index, cudaStream_t);
+PDIAG_OPS_DECLARE(double)
+PDIAG_OPS_DECLARE(float)
+#undef PDIAG_OPS_DECLARE
+
 }  // namespace pdiag::cuda
 
 // ==== Products: diag x diag (SpGEMM numeric phase) and diag x dense (SpMM) ====
