@@ -500,6 +500,32 @@ BOOST_AUTO_TEST_CASE(coo_scatter_add) {
   BOOST_CHECK(pdiag::cuda::scatter_add<double>(nullptr, nullptr, nullptr, -1, stream) == cudaErrorInvalidValue);
 }
 
+// Element-wise operations on stored values (MatScale, MatShift, MatAXPY on
+// the device): exact against the same host arithmetic; n = 0 launches
+// nothing, n < 0 is refused.
+BOOST_AUTO_TEST_CASE(elementwise_value_ops) {
+  for (Index n : {Index(0), Index(1), Index(1000), Index(100000)}) {
+    std::vector<double> y(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
+    for (Index p = 0; p < n; ++p) {
+      y[p] = 0.5 + double((p * 7919) % 101) / 37.0;
+      x[p] = -1.0 + double((p * 104729) % 97) / 29.0;
+    }
+    DeviceArray<double> dy(y), dx(x);
+    PDIAG_CUDA_REQUIRE(pdiag::cuda::scale_values(dy.get(), n, 2.5, stream));
+    PDIAG_CUDA_REQUIRE(pdiag::cuda::add_scalar(dy.get(), n, -1.25, stream));
+    PDIAG_CUDA_REQUIRE(pdiag::cuda::axpy_values(dy.get(), 0.75, dx.get(), n, stream));
+    sync_checked(stream, "value ops");
+    const std::vector<double> got = dy.download();
+    for (Index p = 0; p < n; ++p) {
+      const double want = (y[p] * 2.5 + -1.25) + 0.75 * x[p];
+      BOOST_REQUIRE_MESSAGE(got[p] == want, "n=" << n << " p=" << p << ": " << got[p] << " vs " << want);
+    }
+  }
+  BOOST_CHECK(pdiag::cuda::scale_values<double>(nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
+  BOOST_CHECK(pdiag::cuda::add_scalar<double>(nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
+  BOOST_CHECK(pdiag::cuda::axpy_values<double>(nullptr, 1.0, nullptr, -1, stream) == cudaErrorInvalidValue);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 PDIAG_CUDA_TEST_MAIN("test_spmv_cuda")
