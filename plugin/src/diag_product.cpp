@@ -1,9 +1,10 @@
-/* MatProduct for MATDIAG (CPU): C = op(A) op(B) for AB, AtB and ABt, the
+/* MatProduct for MATDIAG: C = op(A) op(B) for AB, AtB and ABt, and the
    triple products PtAP = P^T (A P), RARt = R (A R^T) and ABC = (A B) C
-   composed from them (the intermediate is kept for reuse), and C = A X with
-   a dense X (SpMM, MATSEQDENSE / MATMPIDENSE). The arithmetic is that of
-   kernels/include/pdiag/product.hpp and spmm.hpp; this file plans, moves
-   data and talks to PETSc.
+   composed from them (the intermediate is kept for reuse); C = A X with a
+   dense X is in diag_product_dense.cpp, the GPU numeric phase in
+   diag_product_device.cpp. The arithmetic is that of
+   kernels/include/pdiag/product.hpp; this file plans, moves data and talks
+   to PETSc.
 
    Phases. The symbolic phase works from offsets alone: it computes C's
    diagonals and the pair list of every output diagonal
@@ -33,12 +34,8 @@
    under MPI a transposed operand's needed rows are gathered (the data a
    process needs moves once), while sequentially nothing is transposed.
 
-   Dense right-hand side: C = A X with X column-major with its leading
-   dimension, any number of columns, C dense. Under MPI the rows of X that
-   the process's diagonals reach (the merged column intervals, as for
-   MatMultTranspose's work vector) are gathered for all columns with one
-   VecScatter built in the symbolic phase; the SpMM kernel reads them
-   through per-diagonal shifts.
+   Dense right-hand side: C = A X with a dense X, in
+   diag_product_dense.cpp (MatProductSetFromOptions_Diag below installs it).
 
    diag with aij: a product in which every operand is diag or aij (and at
    least one is diag) converts the aij operands to diag (PetscInfo says so)
@@ -60,18 +57,18 @@
    the CPU) runs its numeric phase there (diag_product_device.cpp) and
    leaves C, a diagcuda matrix, on the device; so does C = A X with A on
    the device and X a MATSEQDENSECUDA. MPI products run on the CPU. */
-#include "diag_impl.hpp"
+#include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
 
 #include "pdiag/convert.hpp"
 #include "pdiag/product.hpp"
-#include "pdiag/spmm.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <string>
 
 using pdiag::Trans;
+using namespace diag_product;
 
 namespace {
 
@@ -80,66 +77,6 @@ const char *const kAlgorithms[]  = {"diag", "diag_atomic", "diag_tiled"};
 const PetscInt    kNumAlgorithms = 3;
 const char *const kAnytype       = "MatProductSetFromOptions_anytype_C";
 
-/* ---- operand kinds ------------------------------------------------------- */
-
-enum class Kind { Diag, Aij, Dense, Other };
-
-PetscErrorCode KindOf(Mat X, Kind *kind)
-{
-  PetscBool flg;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &flg, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (flg) {
-    *kind = Kind::Diag;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &flg, MATSEQAIJ, MATMPIAIJ, ""));
-  if (flg) {
-    *kind = Kind::Aij;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)X, &flg, MATSEQDENSE, MATMPIDENSE, ""));
-  *kind = flg ? Kind::Dense : Kind::Other;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode CommSize(Mat X, PetscMPIInt *size)
-{
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)X), size));
-  PetscFunctionReturn(0);
-}
-
-/* ---- structure keys: what a plan was made for ----------------------------- */
-
-struct Key {
-  bool               cdm = false;
-  pdiag::Layout      layout;
-  std::vector<Index> offs; /* HM offsets or CDM compact offsets */
-  bool operator==(const Key &o) const { return cdm == o.cdm && layout == o.layout && offs == o.offs; }
-};
-
-PetscErrorCode KeyOf(Mat X, Key *k)
-{
-  const Mat_Diag *x = (const Mat_Diag *)X->data;
-
-  PetscFunctionBegin;
-  k->cdm    = x->scheme == pdiag::Scheme::CDM;
-  k->layout = x->layout;
-  PetscCallCXX(k->offs = k->cdm ? x->cdm.koffsets : x->hm.offsets);
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode KeyChanged(Mat X, const Key &k, PetscBool *changed)
-{
-  Key now;
-
-  PetscFunctionBegin;
-  PetscCall(KeyOf(X, &now));
-  if (!(now == k)) *changed = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
 
 /* The HM diagonals of a local block that hold entries: its offsets in HM;
    in CDM the super part kk and the sub part kk - N of each stored compact
@@ -294,7 +231,7 @@ PetscErrorCode GatherRun(Gather &g, Mat X)
    are honoured; the limit defaults to the larger of the operands'. */
 PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt limit, MatType type)
 {
-  Kind kind;
+  Kind kind = Kind::Other;
 
   PetscFunctionBegin;
   PetscCall(MatSetSizes(C, m, n, M, N));
@@ -477,133 +414,12 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
   PetscFunctionReturn(0);
 }
 
-/* ---- C = A X, X dense ----------------------------------------------------- */
-
-struct DenseStep {
-  bool                     mpi = false, device = false; /* device: A on the GPU, X a MATSEQDENSECUDA */
-  Key                      ka;
-  PetscInt                 ldx = -1, k = -1;
-  Vec                      src = nullptr, dst = nullptr; /* MPI: X's local arrays -> W */
-  VecScatter               sct = nullptr;
-  std::vector<PetscScalar> W; /* the rows of X this process's diagonals reach, column-major, ld nw */
-  Index                    nw = 0;
-  std::vector<Index>       shift; /* per kernel slot: row il of A reads W's row il + shift */
-};
-
-PetscErrorCode DenseDestroy(DenseStep &s)
-{
-  PetscFunctionBegin;
-  PetscCall(VecScatterDestroy(&s.sct));
-  PetscCall(VecDestroy(&s.src));
-  PetscCall(VecDestroy(&s.dst));
-  s.W.clear();
-  PetscFunctionReturn(0);
-}
-
-/* Collective. Under MPI: the merged column intervals that A's local rows
-   reach, the kernel shifts into them, and the scatter of those rows of X
-   (all k columns at once) from every process's local array. */
-PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
-{
-  const Mat_Diag *a = (const Mat_Diag *)A->data;
-  PetscMPIInt     size;
-
-  PetscFunctionBegin;
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: the operands of a product must be assembled");
-  PetscCall(DenseDestroy(s));
-  PetscCall(CommSize(A, &size));
-  s.mpi = size > 1;
-  {
-    PetscBool xcuda;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSECUDA, &xcuda));
-    s.device = !s.mpi && xcuda && MatDiagOnDevice_Private(A);
-  }
-  PetscCall(KeyOf(A, &s.ka));
-  PetscCall(MatDenseGetLDA(X, &s.ldx));
-  s.k = X->cmap->N;
-  if (!s.mpi) PetscFunctionReturn(0);
-
-  /* one run per kernel slot: HM diagonal k; CDM compact diagonal k above the wrap (slot k) and below it (slot nd + k) */
-  struct Run {
-    Index d, lo, hi, slot;
-  };
-  const pdiag::Layout &L = a->layout;
-  std::vector<Run>     runs;
-  Index                nslots;
-  if (a->scheme == pdiag::Scheme::HM) {
-    nslots = a->hm.ndiag();
-    for (Index k = 0; k < nslots; k++) runs.push_back({a->hm.offsets[k], L.lo(a->hm.offsets[k]), L.hi(a->hm.offsets[k]), k});
-  } else {
-    const Index nd = a->cdm.ndiag();
-    nslots         = 2 * nd;
-    for (Index k = 0; k < nd; k++) {
-      const Index kk = a->cdm.koffsets[k];
-      runs.push_back({kk, L.lo(kk), L.hi(kk), k});
-      runs.push_back({kk - L.ncols, L.lo(kk - L.ncols), L.hi(kk - L.ncols), nd + k});
-    }
-  }
-  std::vector<std::pair<Index, Index>> iv, merged;
-  for (const Run &r : runs)
-    if (r.lo < r.hi) iv.push_back({r.lo + r.d, r.hi + r.d});
-  std::sort(iv.begin(), iv.end());
-  for (const auto &p : iv) {
-    if (!merged.empty() && p.first <= merged.back().second) merged.back().second = std::max(merged.back().second, p.second);
-    else merged.push_back(p);
-  }
-  std::vector<Index> base;
-  s.nw = 0;
-  for (const auto &p : merged) {
-    base.push_back(s.nw);
-    s.nw += p.second - p.first;
-  }
-  /* W's row of global column j */
-  const auto position = [&](Index j) {
-    const auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(j, std::numeric_limits<Index>::max())) - 1;
-    return base[(std::size_t)(it - merged.begin())] + (j - it->first);
-  };
-  /* never empty: a null shift would mean "X holds every row" to the kernel */
-  s.shift.assign((std::size_t)std::max<Index>(nslots, 1), 0);
-  for (const Run &r : runs)
-    if (r.lo < r.hi) s.shift[(std::size_t)r.slot] = position(r.lo + r.d) - (r.lo - L.row_begin);
-
-  const Index k = s.k, nlocal = (Index)s.ldx * k;
-  PetscCheck(nlocal <= (Index)PETSC_MAX_INT && s.nw * k <= (Index)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: the dense operand is too large for PetscInt indices in the product's gather");
-  PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, (PetscInt)nlocal, PETSC_DECIDE, NULL, &s.src));
-  PetscCallCXX(s.W.assign((std::size_t)(s.nw * k), 0.0));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, (PetscInt)(s.nw * k), s.W.data(), &s.dst));
-  const PetscInt       *vr;
-  std::vector<PetscInt> from, to;
-  PetscCall(VecGetOwnershipRanges(s.src, &vr));
-  if (k > 0) {
-    for (const auto &p : merged) {
-      for (Index j = p.first; j < p.second; j++) {
-        PetscMPIInt q;
-        PetscCall(PetscLayoutFindOwner(X->rmap, (PetscInt)j, &q));
-        const Index ldq = (vr[q + 1] - vr[q]) / k, w = position(j);
-        for (Index col = 0; col < k; col++) {
-          from.push_back((PetscInt)(vr[q] + col * ldq + (j - X->rmap->range[q])));
-          to.push_back((PetscInt)(col * s.nw + w));
-        }
-      }
-    }
-  }
-  IS isf, ist;
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)from.size(), from.data(), PETSC_COPY_VALUES, &isf));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)to.size(), to.data(), PETSC_COPY_VALUES, &ist));
-  PetscCall(VecScatterCreate(s.src, isf, s.dst, ist, &s.sct));
-  PetscCall(ISDestroy(&isf));
-  PetscCall(ISDestroy(&ist));
-  PetscFunctionReturn(0);
-}
-
 /* ---- the data a product keeps --------------------------------------------- */
 
 struct ProductData {
-  bool      dense   = false;
   Mat       conv[3] = {nullptr, nullptr, nullptr}; /* diag copies of aij operands (A, B, C) */
   Mat       inter   = nullptr;                     /* PtAP: A P; RARt: A R^T; ABC: A B */
   Step      s1, s2;
-  DenseStep ds;
 };
 
 PetscErrorCode ProductDataDestroy(void *ptr)
@@ -614,7 +430,6 @@ PetscErrorCode ProductDataDestroy(void *ptr)
   if (!pd) PetscFunctionReturn(0);
   PetscCall(StepDestroy(pd->s1));
   PetscCall(StepDestroy(pd->s2));
-  PetscCall(DenseDestroy(pd->ds));
   for (Mat &m : pd->conv) PetscCall(MatDestroy(&m));
   PetscCall(MatDestroy(&pd->inter));
   delete pd;
@@ -699,7 +514,7 @@ PetscErrorCode MatProductNumeric_Diag(Mat C)
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   pd = (ProductData *)product->data;
-  PetscCheck(pd && !pd->dense, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  PetscCheck(pd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
   PetscCall(Operands(C, pd, true, op));
   switch (product->type) {
   case MATPRODUCT_AB:
@@ -775,83 +590,6 @@ PetscErrorCode MatProductSymbolic_Diag(Mat C)
   /* MatSetType() in the set-up of C cleared C's ops */
   C->ops->productsymbolic = MatProductSymbolic_Diag;
   C->ops->productnumeric  = MatProductNumeric_Diag;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatProductNumeric_DiagDense(Mat C)
-{
-  Mat_Product       *product = C->product;
-  Mat                A = product->A, X = product->B;
-  ProductData       *pd;
-  PetscBool          stale = PETSC_FALSE;
-  PetscInt           ldx, ldc;
-  const PetscScalar *xa;
-  PetscScalar       *ca;
-
-  PetscFunctionBegin;
-  MatCheckProduct(C, 1);
-  pd = (ProductData *)product->data;
-  PetscCheck(pd && pd->dense, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
-  DenseStep &s = pd->ds;
-  PetscCall(MatDenseGetLDA(X, &ldx));
-  PetscCall(KeyChanged(A, s.ka, &stale));
-  if (ldx != s.ldx || X->cmap->N != s.k) stale = PETSC_TRUE;
-  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
-  if (stale) PetscCall(DenseBuild(s, A, X));
-  PetscBool ccuda;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &ccuda));
-  if (s.device && ccuda) {
-    PetscCall(MatDiagDeviceSpMM_Private(A, X, C));
-    PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatDiagSyncHost_Private(A));
-  const Mat_Diag *a = (const Mat_Diag *)A->data;
-  PetscCall(MatDenseGetLDA(C, &ldc));
-  PetscCall(MatDenseGetArrayRead(X, &xa));
-  PetscCall(MatDenseGetArrayWrite(C, &ca));
-  if (!s.mpi) {
-    if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::hm_spmm<PetscScalar>(a->hm.view(), xa, ldx, s.k, ca, ldc));
-    else DiagCallKernel(pdiag::cdm_spmm<PetscScalar>(a->cdm.view(), xa, ldx, s.k, ca, ldc));
-  } else {
-    PetscCall(VecPlaceArray(s.src, xa));
-    PetscCall(VecScatterBegin(s.sct, s.src, s.dst, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(s.sct, s.src, s.dst, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecResetArray(s.src));
-    if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::hm_spmm<PetscScalar>(a->hm.view(), s.W.data(), s.nw, s.k, ca, ldc, s.shift.data()));
-    else DiagCallKernel(pdiag::cdm_spmm<PetscScalar>(a->cdm.view(), s.W.data(), s.nw, s.k, ca, ldc, s.shift.data()));
-  }
-  PetscCall(MatDenseRestoreArrayRead(X, &xa));
-  PetscCall(MatDenseRestoreArrayWrite(C, &ca));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored() * (PetscLogDouble)s.k));
-  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatProductSymbolic_DiagDense(Mat C)
-{
-  Mat_Product *product = C->product;
-  Mat          A = product->A, X = product->B;
-  ProductData *pd;
-  Kind         kind;
-
-  PetscFunctionBegin;
-  MatCheckProduct(C, 1);
-  PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
-  PetscCall(MatSetSizes(C, A->rmap->n, X->cmap->n, A->rmap->N, X->cmap->N));
-  PetscCall(KindOf(C, &kind));
-  if (kind != Kind::Dense) PetscCall(MatSetType(C, ((PetscObject)X)->type_name));
-  PetscCall(MatSetUp(C));
-  PetscCallCXX(pd = new ProductData());
-  pd->dense        = true;
-  product->data    = pd;
-  product->destroy = ProductDataDestroy;
-  PetscCall(DenseBuild(pd->ds, A, X));
-  PetscCall(PetscInfo(C, "diag: product with a dense matrix of %" PetscInt_FMT " columns (SpMM)\n", X->cmap->N));
-  C->ops->productsymbolic = MatProductSymbolic_DiagDense;
-  C->ops->productnumeric  = MatProductNumeric_DiagDense;
   PetscFunctionReturn(0);
 }
 
