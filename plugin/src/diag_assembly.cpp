@@ -137,10 +137,28 @@ static PetscErrorCode MatDiagExchangeStash(Mat A)
   a->stash_i.clear();
   a->stash_j.clear();
   a->stash_v.clear();
-  const PetscBool ro = a->roworiented;
-  a->roworiented     = PETSC_TRUE;
-  for (std::size_t e = 0; e < ri.size(); e++) PetscCall(MatSetValues_Diag(A, 1, &ri[e], 1, &rj[e], &rv[e], A->insertmode));
+  /* Setting the received entries can fail on one process only (its
+     diagonal limit): the failure is caught and agreed on, so that every
+     process raises an error instead of the others waiting in the next
+     collective step. */
+  const PetscBool ro   = a->roworiented;
+  PetscErrorCode  ierr = 0;
+  a->roworiented       = PETSC_TRUE;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  for (std::size_t e = 0; e < ri.size() && !ierr; e++) ierr = MatSetValues_Diag(A, 1, &ri[e], 1, &rj[e], &rv[e], A->insertmode);
+  PetscCall(PetscPopErrorHandler());
   a->roworiented = ro;
+  PetscMPIInt rank, failed = ierr ? 1 : 0, first_failed;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscMPIInt mine_failed = failed ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine_failed, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  if (ierr) {
+    const char *text = NULL;
+    char       *specific = NULL;
+    PetscErrorMessage(ierr, &text, &specific);
+    SETERRQ(PETSC_COMM_SELF, ierr, "diag: MatAssemblyEnd: setting the entries other processes sent to process %d failed: %s", (int)rank, specific ? specific : (text ? text : "unknown error"));
+  }
+  PetscCheck(first_failed == size, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: MatAssemblyEnd failed on process %d while setting the entries other processes sent to it (see that process's error)", (int)first_failed);
   PetscFunctionReturn(0);
 }
 

@@ -1458,6 +1458,27 @@ PetscErrorCode TestBadInput()
     }, {"-mat_diag_max_diagonals", "store 4 diagonals", "limit 3"}));
   } else PetscCall(Record(true, "bad input", "MatSetValues on a 4th diagonal with -mat_diag_max_diagonals 3"));
   PetscCall(MatDestroy(&D));
+  if (g_size > 1) {
+    /* the limit is reached on the last process only, while it sets the
+       entries process 0 sent it at assembly: every process must get an
+       error (none may wait for the others) */
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
+    PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetType(D, MATDIAG));
+    PetscCall(MatSetFromOptions(D));
+    PetscCall(MatSetUp(D));
+    PetscCall(MatGetOwnershipRanges(D, &ranges));
+    const PetscInt last = ranges[g_size - 1]; /* the last process's first row */
+    PetscCall(ExpectError("off-process entries over the limit on one process only: error on all", true, [&] {
+      PetscInt    cols[] = {last - 3, last - 2, last - 1, last};
+      PetscScalar v[4]   = {1, 1, 1, 1};
+      if (g_rank == 0) PetscCall(MatSetValues(D, 1, &last, 4, cols, v, ADD_VALUES));
+      PetscCall(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));
+      return PetscErrorCode(0);
+    }, {"MatAssemblyEnd"}));
+    PetscCall(MatDestroy(&D));
+  }
   PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
   PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(D, MATDIAG));
