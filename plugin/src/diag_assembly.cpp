@@ -293,12 +293,21 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
   PetscFunctionBegin;
   /* a new structure from zeros, as aij does: MatSetUp() would keep the
      diagonals and values of a matrix that was already set up */
+  /* an entry out of range on some processes only: every process stops
+     (the others would wait in the assembly below) */
+  PetscCount bad = -1;
+  for (PetscCount e = 0; e < ncoo && bad < 0; e++)
+    if (coo_i[e] >= A->rmap->N || coo_j[e] >= A->cmap->N) bad = e;
+  {
+    PetscMPIInt mine = bad >= 0 ? 1 : 0, any;
+    PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: COO entry %" PetscCount_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", bad, coo_i[bad], coo_j[bad], A->rmap->N, A->cmap->N);
+    PetscCheck(!any, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: a COO entry of another process is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix (see that process's error)", A->rmap->N, A->cmap->N);
+  }
   PetscCall(MatSetUp_Diag(A));
   a->coo_i.assign(coo_i, coo_i + ncoo);
   a->coo_j.assign(coo_j, coo_j + ncoo);
   for (PetscCount e = 0; e < ncoo; e++) {
-    PetscCheck(coo_i[e] < A->rmap->N && coo_j[e] < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "diag: COO entry %" PetscCount_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", e, coo_i[e], coo_j[e], A->rmap->N, A->cmap->N);
     if (coo_i[e] < 0 || coo_j[e] < 0) continue;
     PetscCall(MatSetValue(A, coo_i[e], coo_j[e], 0.0, ADD_VALUES));
   }

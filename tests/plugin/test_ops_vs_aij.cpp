@@ -1479,6 +1479,16 @@ PetscErrorCode TestBadInput()
     }, {"MatAssemblyEnd"}));
     PetscCall(MatDestroy(&D));
   }
+  {
+    /* a COO entry out of range on the last process only: error on all */
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
+    PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetType(D, MATDIAG));
+    std::vector<PetscInt> ci = {0, 1}, cj = {0, 1};
+    if (g_rank == g_size - 1) ci.push_back(n), cj.push_back(0);
+    PetscCall(ExpectError("MatSetPreallocationCOO with a row = M on one process: error on all", true, [&] { return MatSetPreallocationCOO(D, (PetscCount)ci.size(), ci.data(), cj.data()); }, {"COO", "outside"}));
+    PetscCall(MatDestroy(&D));
+  }
   PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
   PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(D, MATDIAG));
