@@ -144,20 +144,14 @@ T majority_candidate(const T* a, Index len) {
 /// (regularly spaced samples can all fall on a grid's boundary planes).
 template <class T>
 T sample_candidate(const T* a, Index len) {
-  T cand = a[0];
-  Index votes = 0;
+  constexpr int kSamples = 61;
+  T sample[kSamples];
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (int s = 0; s < 61; ++s) {
+  for (T& v : sample) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const T v = a[Index((state >> 33) % std::uint64_t(len))];
-    if (votes == 0) {
-      cand = v;
-      votes = 1;
-    } else {
-      votes += (v == cand) ? 1 : -1;
-    }
+    v = a[Index((state >> 33) % std::uint64_t(len))];
   }
-  return cand;
+  return majority_candidate(sample, Index(kSamples));
 }
 
 /// The positions p in [0, len) where a[p] != c, ascending, into pos (cleared
