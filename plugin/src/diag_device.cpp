@@ -10,15 +10,7 @@
 #include "diag_impl.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
-#include <petscdevice_cuda.h>
-
-#include "pdiag/cuda.hpp"
-
-#define DiagCallCUDA(...) \
-  do { \
-    const cudaError_t e_ = (__VA_ARGS__); \
-    PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-  } while (0)
+#include "diag_cuda.hpp"
 
 /* Frees the device copy (its mask says nothing is there). */
 PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
@@ -43,18 +35,6 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
-/* A device buffer of at least n elements of T (contents not kept). */
-template <class T>
-static PetscErrorCode Reserve(T **p, std::size_t *cap, std::size_t n)
-{
-  PetscFunctionBegin;
-  if (n <= *cap && *p) PetscFunctionReturn(0);
-  if (*p) DiagCallCUDA(cudaFree(*p));
-  DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
-  *cap = n;
-  PetscFunctionReturn(0);
-}
-
 /* Uploads the compressed form of an HM block (constant diagonals as one
    value, their exceptions by row) if it is smaller than the values. */
 static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used)
@@ -70,8 +50,8 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   for (const std::vector<Index> *v : {&c.offsets, &c.vbase, &c.exc_rows, &c.exc_ptr, &c.exc_diag}) meta.insert(meta.end(), v->begin(), v->end());
   std::vector<PetscScalar> vals;
   for (const std::vector<PetscScalar> *v : {&c.cval, &c.packed, &c.exc_delta}) vals.insert(vals.end(), v->begin(), v->end());
-  PetscCall(Reserve(&d.cmeta, &d.cmeta_cap, meta.size()));
-  PetscCall(Reserve(&d.cval, &d.cval_cap, vals.size()));
+  PetscCall(DiagReserveDevice(&d.cmeta, &d.cmeta_cap, meta.size()));
+  PetscCall(DiagReserveDevice(&d.cval, &d.cval_cap, vals.size()));
   if (!meta.empty()) DiagCallCUDA(cudaMemcpy(d.cmeta, meta.data(), meta.size() * sizeof(Index), cudaMemcpyHostToDevice));
   if (!vals.empty()) DiagCallCUDA(cudaMemcpy(d.cval, vals.data(), vals.size() * sizeof(PetscScalar), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(meta.size() * sizeof(Index) + vals.size() * sizeof(PetscScalar))));
@@ -127,7 +107,7 @@ static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
   const std::size_t nval = (std::size_t)a->nstored();
 
   PetscFunctionBegin;
-  PetscCall(Reserve(&d.val, &d.val_cap, nval));
+  PetscCall(DiagReserveDevice(&d.val, &d.val_cap, nval));
   if (nval) DiagCallCUDA(cudaMemcpy(d.val, a->values(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
   d.full_values = true;
@@ -159,7 +139,7 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
     padded.resize(nslot, 0);
     meta.insert(meta.end(), padded.begin(), padded.end());
   }
-  PetscCall(Reserve(&d.meta, &d.meta_cap, nmeta));
+  PetscCall(DiagReserveDevice(&d.meta, &d.meta_cap, nmeta));
   if (nmeta) DiagCallCUDA(cudaMemcpy(d.meta, meta.data(), nmeta * sizeof(Index), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index))));
   d.nd    = (Index)nd;
@@ -285,7 +265,7 @@ PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScala
   PetscFunctionBegin;
   if (!c->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(C));
   if (d.mask == PETSC_OFFLOAD_UNALLOCATED || d.mask == PETSC_OFFLOAD_CPU) PetscCall(MatDiagDeviceUploadMeta(C));
-  PetscCall(Reserve(&d.val, &d.val_cap, (std::size_t)c->nstored()));
+  PetscCall(DiagReserveDevice(&d.val, &d.val_cap, (std::size_t)c->nstored()));
   *meta = d.meta;
   *val  = d.val;
   PetscFunctionReturn(0);
@@ -321,7 +301,7 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
     PetscFunctionReturn(0);
   }
   if (d.coo_state != a->coo_state || !d.coo_slot) {
-    PetscCall(Reserve(&d.coo_slot, &d.coo_cap, n));
+    PetscCall(DiagReserveDevice(&d.coo_slot, &d.coo_cap, n));
     if (n) DiagCallCUDA(cudaMemcpy(d.coo_slot, a->coo_slot.data(), n * sizeof(Index), cudaMemcpyHostToDevice));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)(n * sizeof(Index))));
     d.coo_state = a->coo_state;

@@ -19,17 +19,9 @@
 #include "diag_impl.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
+#include "diag_cuda.hpp"
+#include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
-
-#include <petscdevice_cuda.h>
-
-#include "pdiag/cuda.hpp"
-
-#define DiagCallCUDA(...) \
-  do { \
-    const cudaError_t e_ = (__VA_ARGS__); \
-    PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-  } while (0)
 
 /* An HM block on the device (metadata: offsets | starts; values), for an
    operand or result whose own device copy is not in HM form. */
@@ -44,18 +36,6 @@ struct DiagDeviceProduct {
   DeviceHmBlock             x, y, c; /* HM copies of CDM operands, HM result for a CDM C */
   Hm                        xhost, yhost, chost;
 };
-
-template <class T>
-static PetscErrorCode Reserve(T **p, std::size_t *cap, std::size_t n)
-{
-  PetscFunctionBegin;
-  if (n <= *cap && *p) PetscFunctionReturn(0);
-  if (*p) DiagCallCUDA(cudaFree(*p));
-  *p = nullptr;
-  DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
-  *cap = n;
-  PetscFunctionReturn(0);
-}
 
 static PetscErrorCode BlockFree(DeviceHmBlock &b)
 {
@@ -72,8 +52,8 @@ static PetscErrorCode BlockUpload(DeviceHmBlock &b, const Hm &h, bool values)
   const std::size_t nd = h.offsets.size(), nval = h.val.size();
 
   PetscFunctionBegin;
-  PetscCall(Reserve(&b.meta, &b.meta_cap, 2 * nd + 1));
-  PetscCall(Reserve(&b.val, &b.val_cap, nval));
+  PetscCall(DiagReserveDevice(&b.meta, &b.meta_cap, 2 * nd + 1));
+  PetscCall(DiagReserveDevice(&b.val, &b.val_cap, nval));
   DiagCallCUDA(cudaMemcpy(b.meta, h.offsets.data(), nd * sizeof(Index), cudaMemcpyHostToDevice));
   DiagCallCUDA(cudaMemcpy(b.meta + nd, h.start.data(), (nd + 1) * sizeof(Index), cudaMemcpyHostToDevice));
   if (values && nval) DiagCallCUDA(cudaMemcpy(b.val, h.val.data(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
@@ -129,13 +109,7 @@ static PetscErrorCode OperandView(Mat X, DeviceHmBlock &blk, Hm &host, pdiag::Hm
     *v = pdiag::HmView<const PetscScalar>{x->layout, x->hm.ndiag(), meta, meta + x->hm.ndiag(), val};
   } else {
     PetscCall(MatDiagSyncHost_Private(X));
-    std::vector<Index> offs;
-    for (Index kk : x->cdm.koffsets) {
-      if (x->layout.length(kk) > 0) offs.push_back(kk);
-      if (kk != 0 && x->layout.length(kk - x->layout.ncols) > 0) offs.push_back(kk - x->layout.ncols);
-    }
-    std::sort(offs.begin(), offs.end());
-    DiagCallKernel(host = pdiag::hm_from_cdm(x->cdm, offs));
+    DiagCallKernel(host = pdiag::hm_from_cdm(x->cdm, diag_product::HmOffsetsOf(x)));
     PetscCall(BlockUpload(blk, host, true));
     *v = BlockView<pdiag::HmView<const PetscScalar>>(blk, host);
   }

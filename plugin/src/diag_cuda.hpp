@@ -1,0 +1,35 @@
+/* What the CUDA-side files of the plugin (diag_device.cpp,
+   diag_product_device.cpp) share: the CUDA error check and growable device
+   buffers. CUDA builds only. */
+#pragma once
+
+#include "diag_impl.hpp"
+
+#include <petscdevice_cuda.h>
+
+#include "pdiag/cuda.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+/* Runs a CUDA call; an error becomes PETSC_ERR_GPU with CUDA's name and text. */
+#define DiagCallCUDA(...) \
+  do { \
+    const cudaError_t e_ = (__VA_ARGS__); \
+    PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+  } while (0)
+
+/* A device buffer of at least n elements of T (contents not kept); *p is
+   null, not dangling, if the new allocation fails. */
+template <class T>
+static inline PetscErrorCode DiagReserveDevice(T **p, std::size_t *cap, std::size_t n)
+{
+  PetscFunctionBegin;
+  if (n <= *cap && *p) PetscFunctionReturn(0);
+  if (*p) DiagCallCUDA(cudaFree(*p));
+  *p   = nullptr;
+  *cap = 0;
+  DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
+  *cap = n;
+  PetscFunctionReturn(0);
+}
