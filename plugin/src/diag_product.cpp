@@ -78,22 +78,6 @@ const PetscInt    kNumAlgorithms = 3;
 const char *const kAnytype       = "MatProductSetFromOptions_anytype_C";
 
 
-/* The HM diagonals of a local block that hold entries: its offsets in HM;
-   in CDM the super part kk and the sub part kk - N of each stored compact
-   diagonal (structural: independent of the values). */
-std::vector<Index> HmOffsetsOf(const Mat_Diag *x)
-{
-  if (x->scheme == pdiag::Scheme::HM) return x->hm.offsets;
-  const pdiag::Layout &L = x->layout;
-  std::vector<Index>   out;
-  for (Index kk : x->cdm.koffsets) {
-    if (L.length(kk) > 0) out.push_back(kk);
-    if (kk != 0 && L.length(kk - L.ncols) > 0) out.push_back(kk - L.ncols);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 /* An HM view of X's local block: its own storage, or for CDM a copy in buf. */
 PetscErrorCode LocalHm(Mat X, Hm &buf, pdiag::HmView<const PetscScalar> *v)
 {
@@ -315,19 +299,14 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
   }
   PetscCall(MatDiagCheckCountAll_Private(C, (Index)s.hplan.offsets.size()));
-  /* On the device an HM C gets no host values until a host operation needs
-     them: the numeric phase writes C's device copy (its HM structure is
-     known from the plan; a C that will be CDM is allocated as usual). */
-  Hm   out;
-  bool deferred = false;
+  /* On the device C gets no host values until a host operation needs them:
+     the numeric phase writes C's device copy. The assembly below allocates
+     them (zeros) only if it converts C to CDM. */
+  Hm out;
   DiagCallKernel(out = Hm::structure_only(s.hplan.layout, s.hplan.offsets));
-  if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) {
-    const pdiag::StructureReport r = pdiag::structure_report(out, 0);
-    deferred = c->storage_req == MAT_DIAG_STORAGE_HM || (c->storage_req == MAT_DIAG_STORAGE_AUTO && pdiag::cheaper_scheme(r, out.layout) == pdiag::Scheme::HM);
-  }
-  if (!deferred) PetscCallCXX(out.val.assign((std::size_t)out.nstored(), 0.0));
+  if (!s.device) PetscCallCXX(out.val.assign((std::size_t)out.nstored(), 0.0));
   PetscCall(MatDiagReplaceStorage_Private(C, std::move(out)));
-  c->host_deferred = deferred ? PETSC_TRUE : PETSC_FALSE;
+  c->host_deferred = s.device ? PETSC_TRUE : PETSC_FALSE;
   C->preallocated  = PETSC_TRUE;
   c->defer_upload = PETSC_TRUE; /* the zeros need not go to the device: the numeric phase writes there */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY)); /* chooses C's storage as for any diag matrix */

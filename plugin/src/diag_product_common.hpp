@@ -1,10 +1,12 @@
 /* Shared by the two halves of MatProduct for MATDIAG (diag_product.cpp:
-   sparse operands; diag_product_dense.cpp: a dense right-hand side): what
-   kind an operand is, and the structure key a plan was made for. */
+   sparse operands; diag_product_dense.cpp: a dense right-hand side;
+   diag_product_device.cpp: the GPU numeric phase): what kind an operand
+   is, the structure key a plan was made for, an operand's HM diagonals. */
 #pragma once
 
 #include "diag_impl.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace diag_product {
@@ -68,6 +70,22 @@ inline PetscErrorCode KeyChanged(Mat X, const Key &k, PetscBool *changed)
   PetscCall(KeyOf(X, &now));
   if (!(now == k)) *changed = PETSC_TRUE;
   PetscFunctionReturn(0);
+}
+
+/* The HM diagonals of a local block that hold entries: its offsets in HM;
+   in CDM the super part kk and the sub part kk - N of each stored compact
+   diagonal (structural: independent of the values). */
+inline std::vector<Index> HmOffsetsOf(const Mat_Diag *x)
+{
+  if (x->scheme == pdiag::Scheme::HM) return x->hm.offsets;
+  const pdiag::Layout &L = x->layout;
+  std::vector<Index>   out;
+  for (Index kk : x->cdm.koffsets) {
+    if (L.length(kk) > 0) out.push_back(kk);
+    if (kk != 0 && L.length(kk - L.ncols) > 0) out.push_back(kk - L.ncols);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 /* diag_product_dense.cpp: C = A X with a dense X (SpMM), the symbolic
