@@ -80,52 +80,6 @@ PetscErrorCode Assemble(DM da, Mat L, Vec rhs, Vec exact)
   PetscFunctionReturn(0);
 }
 
-/* "<name>: 13 diagonals (per process, max)" for diag types, "n/a" for others. */
-PetscErrorCode Diagonals(Mat A, char *s, size_t len)
-{
-  PetscBool isdiag;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (isdiag) {
-    PetscInt nd, ndmax;
-    PetscCall(MatDiagGetDiagonals(A, &nd, NULL));
-    PetscCall(MPIU_Allreduce(&nd, &ndmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCall(PetscSNPrintf(s, len, "%" PetscInt_FMT, ndmax));
-  } else PetscCall(PetscStrncpy(s, "n/a", len));
-  PetscFunctionReturn(0);
-}
-
-/* || P y - X (Y y) || / || P y ||, y random: the product P checked against
-   applying its factors one after the other (Xt: X^T applied). */
-PetscErrorCode ProductCheck(Mat P, Mat X, PetscBool Xt, Mat Y, PetscReal *rel)
-{
-  Vec         y, z, w, v;
-  PetscRandom rnd;
-  PetscReal   nd, np;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(P, &y, &z));
-  PetscCall(MatCreateVecs(Y, NULL, &w));
-  PetscCall(VecDuplicate(z, &v));
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(VecSetRandom(y, rnd));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(MatMult(P, y, z));
-  PetscCall(MatMult(Y, y, w));
-  if (Xt) PetscCall(MatMultTranspose(X, w, v));
-  else PetscCall(MatMult(X, w, v));
-  PetscCall(VecAXPY(v, -1.0, z));
-  PetscCall(VecNorm(v, NORM_2, &nd));
-  PetscCall(VecNorm(z, NORM_2, &np));
-  *rel = nd / np;
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&v));
-  PetscFunctionReturn(0);
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -165,11 +119,11 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(title, sizeof(title), "Biharmonic %" PetscInt_FMT "D, B = L L (L the %s-point Laplacian), simply supported", dim, dim == 2 ? "5" : "7"));
   PetscCall(solvers::ReportGrid(da, title, &h));
   PetscCall(solvers::ReportMatrix(L));
-  PetscCall(Diagonals(L, ndl, sizeof(ndl)));
-  PetscCall(Diagonals(B, ndb, sizeof(ndb)));
+  PetscCall(solvers::DiagonalsLabel(L, ndl, sizeof(ndl)));
+  PetscCall(solvers::DiagonalsLabel(B, ndb, sizeof(ndb)));
   PetscCall(MatGetType(B, &btype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product %s, diagonals per process: L %s, B %s\n", btype, ndl, ndb));
-  PetscCall(ProductCheck(B, L, PETSC_FALSE, L, &pcheck));
+  PetscCall(solvers::ProductCheck(B, L, PETSC_FALSE, L, &pcheck));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product check: ||B y - L (L y)|| / ||B y|| = %.2e (y random)\n", (double)pcheck));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT " (%s), residual norm %.3e\n", st.its, st.ktype, (double)st.rnorm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error: max %.10e, L2 %.10e\n", (double)errmax, (double)errl2));

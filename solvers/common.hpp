@@ -180,24 +180,79 @@ inline PetscErrorCode ErrorNorms(Vec x, Vec exact, PetscInt dim, PetscReal h, Pe
   PetscFunctionReturn(0);
 }
 
+/* The most diagonals a process stores (-1 for a matrix that is not diag).
+   Collective. */
+inline PetscErrorCode MaxDiagonals(Mat A, PetscInt *ndmax)
+{
+  PetscBool isdiag;
+
+  PetscFunctionBeginUser;
+  *ndmax = -1;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (!isdiag) PetscFunctionReturn(0);
+  PetscInt nd;
+  PetscCall(MatDiagGetDiagonals(A, &nd, NULL));
+  PetscCall(MPIU_Allreduce(&nd, ndmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(0);
+}
+
+/* MaxDiagonals as text: "13", or "n/a" for a matrix that is not diag. */
+inline PetscErrorCode DiagonalsLabel(Mat A, char *s, size_t len)
+{
+  PetscInt ndmax;
+
+  PetscFunctionBeginUser;
+  PetscCall(MaxDiagonals(A, &ndmax));
+  if (ndmax >= 0) PetscCall(PetscSNPrintf(s, len, "%" PetscInt_FMT, ndmax));
+  else PetscCall(PetscStrncpy(s, "n/a", len));
+  PetscFunctionReturn(0);
+}
+
 /* "matrix seqdiag, storage hm, diagonals per process 9" (diag types) or
    "matrix seqaij" (others). */
 inline PetscErrorCode ReportMatrix(Mat A)
 {
-  MatType   mtype;
-  PetscBool isdiag;
+  MatType  mtype;
+  PetscInt ndmax;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetType(A, &mtype));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (isdiag) {
+  PetscCall(MaxDiagonals(A, &ndmax));
+  if (ndmax >= 0) {
     MatDiagStorage st;
-    PetscInt       nd, ndmax;
     PetscCall(MatDiagGetStorage(A, &st));
-    PetscCall(MatDiagGetDiagonals(A, &nd, NULL));
-    PetscCall(MPIU_Allreduce(&nd, &ndmax, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s, storage %s, diagonals per process %" PetscInt_FMT "\n", mtype, MatDiagStorages[st], ndmax));
   } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s\n", mtype));
+  PetscFunctionReturn(0);
+}
+
+/* || P y - X (Y y) || / || P y ||, y random: the product P checked against
+   applying its factors one after the other (Xt: X^T applied). */
+inline PetscErrorCode ProductCheck(Mat P, Mat X, PetscBool Xt, Mat Y, PetscReal *rel)
+{
+  Vec         y, z, w, v;
+  PetscRandom rnd;
+  PetscReal   nd, np;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(P, &y, &z));
+  PetscCall(MatCreateVecs(Y, NULL, &w));
+  PetscCall(VecDuplicate(z, &v));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(VecSetRandom(y, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatMult(P, y, z));
+  PetscCall(MatMult(Y, y, w));
+  if (Xt) PetscCall(MatMultTranspose(X, w, v));
+  else PetscCall(MatMult(X, w, v));
+  PetscCall(VecAXPY(v, -1.0, z));
+  PetscCall(VecNorm(v, NORM_2, &nd));
+  PetscCall(VecNorm(z, NORM_2, &np));
+  *rel = nd / np;
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&v));
   PetscFunctionReturn(0);
 }
 

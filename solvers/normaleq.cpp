@@ -148,36 +148,6 @@ PetscErrorCode RelError(Vec x, Vec exact, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-/* || P y - X (Y y) || / || P y ||, y random: the product P checked against
-   applying its factors one after the other (Xt: X^T applied). */
-PetscErrorCode ProductCheck(Mat P, Mat X, PetscBool Xt, Mat Y, PetscReal *rel)
-{
-  Vec         y, z, w, v;
-  PetscRandom rnd;
-  PetscReal   nd, np;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(P, &y, &z));
-  PetscCall(MatCreateVecs(Y, NULL, &w));
-  PetscCall(VecDuplicate(z, &v));
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(VecSetRandom(y, rnd));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(MatMult(P, y, z));
-  PetscCall(MatMult(Y, y, w));
-  if (Xt) PetscCall(MatMultTranspose(X, w, v));
-  else PetscCall(MatMult(X, w, v));
-  PetscCall(VecAXPY(v, -1.0, z));
-  PetscCall(VecNorm(v, NORM_2, &nd));
-  PetscCall(VecNorm(z, NORM_2, &np));
-  *rel = nd / np;
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&v));
-  PetscFunctionReturn(0);
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -222,16 +192,12 @@ int main(int argc, char **argv)
   PetscCall(solvers::ReportMatrix(A));
   PetscCall(MatGetType(N, &ntype));
   {
-    PetscBool isdiag;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)N, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-    if (isdiag) {
-      PetscInt nd, ndmax;
-      PetscCall(MatDiagGetDiagonals(N, &nd, NULL));
-      PetscCall(MPIU_Allreduce(&nd, &ndmax, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product A^T A: %s, diagonals per process %" PetscInt_FMT "\n", ntype, ndmax));
-    } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product A^T A: %s, diagonals n/a\n", ntype));
+    PetscInt ndmax;
+    PetscCall(solvers::MaxDiagonals(N, &ndmax));
+    if (ndmax >= 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product A^T A: %s, diagonals per process %" PetscInt_FMT "\n", ntype, ndmax));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product A^T A: %s, diagonals n/a\n", ntype));
   }
-  PetscCall(ProductCheck(N, A, PETSC_TRUE, A, &pcheck));
+  PetscCall(solvers::ProductCheck(N, A, PETSC_TRUE, A, &pcheck));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "product check: ||N y - A^T (A y)|| / ||N y|| = %.2e (y random)\n", (double)pcheck));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP iterations %" PetscInt_FMT " (%s on A^T A), residual norm %.3e, ||b - A x|| %.3e\n", st.its, st.ktype, (double)st.rnorm, (double)resA));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error (relative): max %.10e\n", (double)err));
