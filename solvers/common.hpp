@@ -114,8 +114,9 @@ PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rnorm);
 
 /* Solves A x = b with a KSP of the given default type (GMRES restart
    `restart` when > 0), Jacobi preconditioning and relative tolerance rtol,
-   all overridable from the options database; times set-up and solve. */
-inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, PetscInt restart, SolveStats *s)
+   all overridable from the options database (with `prefix`, if given, for
+   a second solver in one program); times set-up and solve. */
+inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, PetscInt restart, SolveStats *s, const char *prefix = nullptr)
 {
   KSP            ksp;
   PC             pc;
@@ -125,6 +126,7 @@ inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, P
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&t0));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  if (prefix) PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, type));
   PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 100000));

@@ -99,39 +99,6 @@ PetscErrorCode GetOptions(Problem &p)
   PetscFunctionReturn(0);
 }
 
-/* KSP on A with options prefix `prefix`: default type, Jacobi, rtol 1e-12. */
-PetscErrorCode SolveWith(Mat A, Vec b, Vec x, const char *prefix, KSPType type, solvers::SolveStats *s)
-{
-  KSP            ksp;
-  PC             pc;
-  KSPType        used;
-  PetscLogDouble t0, t1, t2;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscTime(&t0));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOptionsPrefix(ksp, prefix));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, type));
-  PetscCall(KSPSetTolerances(ksp, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
-  PetscCall(KSPGMRESSetRestart(ksp, 100));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(PetscTime(&t1));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscTime(&t2));
-  PetscCall(KSPGetIterationNumber(ksp, &s->its));
-  PetscCall(KSPGetType(ksp, &used));
-  PetscCall(PetscStrncpy(s->ktype, used, sizeof(s->ktype)));
-  PetscCall(KSPDestroy(&ksp));
-  PetscCall(solvers::TrueResidual(A, x, b, &s->rnorm));
-  s->setup = t1 - t0;
-  s->solve = t2 - t1;
-  PetscFunctionReturn(0);
-}
-
 /* ||x - exact||_max / ||exact||_max */
 PetscErrorCode RelError(Vec x, Vec exact, PetscReal *rel)
 {
@@ -181,7 +148,7 @@ int main(int argc, char **argv)
   PetscCall(MatMultTranspose(A, b, c));
 
   solvers::SolveStats st;
-  PetscCall(SolveWith(N, c, x, NULL, KSPCG, &st));
+  PetscCall(solvers::Solve(N, c, x, KSPCG, 1e-12, 100, &st));
   PetscCall(solvers::TrueResidual(A, x, b, &resA));
   PetscCall(RelError(x, exact, &err));
 
@@ -207,7 +174,7 @@ int main(int argc, char **argv)
     solvers::SolveStats sg;
     PetscReal           errg;
     PetscCall(VecZeroEntries(x));
-    PetscCall(SolveWith(A, b, x, "gmres_", KSPGMRES, &sg));
+    PetscCall(solvers::Solve(A, b, x, KSPGMRES, 1e-12, 100, &sg, "gmres_"));
     PetscCall(RelError(x, exact, &errg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "direct on A: iterations %" PetscInt_FMT " (%s), residual norm %.3e, error (relative) max %.10e, solve %.3f s\n", sg.its, sg.ktype, (double)sg.rnorm, (double)errg, sg.solve));
   }
