@@ -5,7 +5,8 @@ static const char help[] = "Times C = A B (and AtB, ABt) of the paper's structur
                            "  -algs <diag,...>   our MatProduct algorithms to time (diag, diag_atomic, diag_tiled)\n"
                            "  -products <AB,AtB,ABt>\n"
                            "  -dense <k>         C = A X with X dense of k columns instead (-dense_type dense|seqdensecuda)\n"
-                           "  -reps <k>          timed repetitions (median reported)   -csv <file> append results\n";
+                           "  -reps <k>          timed repetitions (median reported)   -csv <file> append results\n"
+                           "  -show_reps         print every repetition's times (the first one pays one-time costs)\n";
 
 /* For each type: A and B are assembled from the same values, then the first
    product (MatProductSymbolic + MatProductNumeric, as MatMatMult with
@@ -34,6 +35,8 @@ static const char help[] = "Times C = A B (and AtB, ABt) of the paper's structur
 #endif
 
 namespace {
+
+PetscBool g_show_reps = PETSC_FALSE; /* -show_reps */
 
 struct Timing {
   double         first = 0, reuse = 0;
@@ -94,6 +97,7 @@ PetscErrorCode TimeProduct(Mat A, Mat B, MatProductType type, const char *alg, P
     }
     first.push_back(tf);
     reuse.push_back(tr);
+    if (g_show_reps) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    rep %" PetscInt_FMT ": first %9.3f ms reuse %9.3f ms\n", rep, 1e3 * tf, 1e3 * tr));
     if (rep + 1 < reps) PetscCall(MatDestroy(&X));
     else *C = X;
   }
@@ -291,6 +295,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dense", &dense, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-banded", &banded, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-show_reps", &g_show_reps, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv, sizeof(csv), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dense_type", dense_type, sizeof(dense_type), NULL));
   const std::vector<std::string> types = SplitList("-types", {"diag", "aij"});
@@ -311,11 +316,17 @@ int main(int argc, char **argv)
   if (dense) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "n=%" PetscInt_FMT ", dgA=%zu nzA=%.0f, X dense %" PetscInt_FMT " columns (%s), %d rank(s)\n", n, offa.size(), ia.nz_used, dense, dense_type, size));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "n=%" PetscInt_FMT ", dgA=%zu nzA=%.0f, dgB=%zu nzB=%.0f%s, %d rank(s)\n", n, offa.size(), ia.nz_used, offb.size(), ib.nz_used, banded ? " (banded)" : "", size));
 
+  /* -log_view: the peer's products and ours in separate stages */
+  PetscLogStage stage_peer, stage_ours;
+  PetscCall(PetscLogStageRegister("Peer products", &stage_peer));
+  PetscCall(PetscLogStageRegister("Our products", &stage_ours));
   for (const std::string &name : dense ? std::vector<std::string>{"AB"} : prods) {
     const MatProductType type = name == "AB" ? MATPRODUCT_AB : name == "AtB" ? MATPRODUCT_AtB : MATPRODUCT_ABt;
     Timing               peer;
     Mat                  Cpeer;
+    PetscCall(PetscLogStagePush(stage_peer));
     PetscCall(TimeProduct(A[1], B[1], type, NULL, reps, &peer, &Cpeer));
+    PetscCall(PetscLogStagePop());
     double nzc = 0;
     if (Cpeer && !dense) {
       MatInfo ic;
@@ -328,7 +339,9 @@ int main(int argc, char **argv)
     for (const std::string &alg : algs) {
       Timing ours;
       Mat    Cours;
+      PetscCall(PetscLogStagePush(stage_ours));
       PetscCall(TimeProduct(A[0], B[0], type, alg.c_str(), reps, &ours, &Cours));
+      PetscCall(PetscLogStagePop());
       PetscCheck(!ours.err, PETSC_COMM_WORLD, PETSC_ERR_LIB, "%s with %s failed: %s", name.c_str(), alg.c_str(), ours.msg.c_str());
       if (!Cpeer && !dense) {
         MatInfo ic;

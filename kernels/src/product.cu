@@ -3,9 +3,11 @@
 // semantics are in pdiag/product.hpp and pdiag/spmm.hpp.
 //
 // HM x HM, output-stationary (the default, hm_product_numeric):
-//  - the work is a list of tasks (row tile of 1024 rows, output diagonal c),
-//    built once per plan on the host (DeviceHmPlan::upload) and ordered by
-//    tile, then c: the blocks that run together cover the same rows of C on
+//  - the work is a set of tasks (row tile of 1024 rows, output diagonal c)
+//    taken in order of tile, then c: every code tile * ndiag + c in turn
+//    (those that do not meet skipped), or, when C's diagonals are much
+//    shorter than its rows, a list built once per plan on the host
+//    (DeviceHmPlan::upload). The blocks that run together cover the same rows of C on
 //    many output diagonals, so they read the same rows of A (and nearby rows
 //    of B) and those stay in L2. Long diagonals give many tasks, short ones
 //    one, so neither many short nor few long output diagonals leave the GPU
@@ -35,6 +37,7 @@
 // remaining work, as in spmv.cu.
 #include "pdiag/cuda.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace pdiag::cuda {
@@ -75,13 +78,14 @@ __global__ void __launch_bounds__(kBlock)
   // Task and pair loop bounds are uniform across the block, so every thread
   // reaches the __syncthreads below.
   for (Index task = blockIdx.x; task < P.ntasks; task += gridDim.x) {
-    const Index code = P.tasks[task];
+    const Index code = P.tasks ? P.tasks[task] : task;
     const Index tile = code / P.ndiag;
     const Index c = code - tile * P.ndiag;
     const Index dC = P.offsets[c];
     const Index clo = LC.lo(dC), chi = LC.hi(dC);
     const Index t0 = LC.row_begin + tile * DevicePlan::kTileRows;
     const Index r0 = imax(clo, t0), r1 = imin(chi, t0 + DevicePlan::kTileRows);
+    if (r1 <= r0) continue;  // an enumerated (tile, c) that do not meet (no task list)
     const int nr = static_cast<int>(r1 - r0);
     T acc[kRows];
 #pragma unroll
@@ -450,28 +454,36 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
     v.min_ndiag_b = imax(v.min_ndiag_b, plan.pair_b[p] + 1);
   }
 
-  // Schedule: tasks (tile, c) by tile, then c (counting sort over tiles).
+  // Schedule: tasks (tile, c) by tile, then c. When most (tile, c) meet
+  // (the usual case: C's diagonals are long), the kernel enumerates every
+  // code tile * nd + c in order and skips the few that do not: no task list
+  // to build or copy (it was most of the plan's bytes). Otherwise (C's
+  // diagonals much shorter than its rows) the list is built by a counting
+  // sort over tiles.
   const Index tile = DevicePlan::kTileRows;
   const Index ntiles = (L.nrows + tile - 1) / tile;
-  std::vector<Index> first(static_cast<std::size_t>(ntiles) + 1, 0);  // tasks per tile, then their start
   std::vector<Index> tlo(static_cast<std::size_t>(nd)), thi(static_cast<std::size_t>(nd));
+  Index ntasks = 0;
   for (Index c = 0; c < nd; ++c) {
     const Index d = plan.offsets[c];
-    if (L.length(d) == 0) {
-      tlo[c] = thi[c] = 0;
-      continue;
-    }
+    tlo[c] = thi[c] = 0;
+    if (L.length(d) == 0) continue;
     tlo[c] = (L.lo(d) - L.row_begin) / tile;
     thi[c] = (L.hi(d) - 1 - L.row_begin) / tile + 1;
-    for (Index t = tlo[c]; t < thi[c]; ++t) ++first[t + 1];
+    ntasks += thi[c] - tlo[c];
   }
-  for (Index t = 0; t < ntiles; ++t) first[t + 1] += first[t];
-  v.ntasks = first[ntiles];
-  std::vector<Index> tasks(static_cast<std::size_t>(v.ntasks));
-  {
-    std::vector<Index> pos(first.begin(), first.end() - 1);
+  std::vector<Index> tasks;
+  if (ntiles * nd <= 2 * ntasks + 65536) {
+    v.ntasks = ntasks ? ntiles * nd : 0;
+  } else {
+    std::vector<Index> first(static_cast<std::size_t>(ntiles) + 1, 0);  // tasks per tile, then their start
     for (Index c = 0; c < nd; ++c)
-      for (Index t = tlo[c]; t < thi[c]; ++t) tasks[pos[t]++] = t * nd + c;
+      for (Index t = tlo[c]; t < thi[c]; ++t) ++first[t + 1];
+    for (Index t = 0; t < ntiles; ++t) first[t + 1] += first[t];
+    tasks.resize(static_cast<std::size_t>(ntasks));
+    for (Index c = 0; c < nd; ++c)
+      for (Index t = tlo[c]; t < thi[c]; ++t) tasks[first[t]++] = t * nd + c;
+    v.ntasks = ntasks;
   }
   // C's diagonal index by offset, over [offsets.front(), offsets.back()].
   std::vector<std::int32_t> cmap;
@@ -482,31 +494,29 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
     for (Index c = 0; c < nd; ++c) cmap[plan.offsets[c] - v.cmap_lo] = static_cast<std::int32_t>(c);
   }
 
-  // One buffer: offsets | pair_start | pair_a | pair_b | tasks (Index), cmap (int32).
-  const std::size_t n_index = std::size_t(nd) + std::size_t(nd + 1) + 2 * std::size_t(np) + std::size_t(v.ntasks);
-  std::vector<Index> host(n_index);
-  Index* h = host.data();
-  std::copy(plan.offsets.begin(), plan.offsets.end(), h);
-  h += nd;
-  if (no_start)
-    *h = 0;
-  else
-    std::copy(plan.pair_start.begin(), plan.pair_start.end(), h);
-  h += nd + 1;
-  std::copy(plan.pair_a.begin(), plan.pair_a.end(), h);
-  h += np;
-  std::copy(plan.pair_b.begin(), plan.pair_b.end(), h);
-  h += np;
-  std::copy(tasks.begin(), tasks.end(), h);
-  const std::size_t bytes_index = n_index * sizeof(Index), bytes_cmap = cmap.size() * sizeof(std::int32_t);
+  // One buffer: offsets | pair_start | pair_a | pair_b | tasks (Index), cmap
+  // (int32), each part copied from where it lies on the host.
+  const Index zero = 0;
+  const std::pair<const void*, std::size_t> parts[] = {
+      {plan.offsets.data(), std::size_t(nd) * sizeof(Index)},
+      {no_start ? &zero : plan.pair_start.data(), std::size_t(nd + 1) * sizeof(Index)},
+      {plan.pair_a.data(), std::size_t(np) * sizeof(Index)},
+      {plan.pair_b.data(), std::size_t(np) * sizeof(Index)},
+      {tasks.data(), tasks.size() * sizeof(Index)},
+      {cmap.data(), cmap.size() * sizeof(std::int32_t)}};
+  std::size_t total = 0;
+  for (const auto& part : parts) total += part.second;
+  const std::size_t bytes_cmap = cmap.size() * sizeof(std::int32_t), bytes_index = total - bytes_cmap;
   void* buf = nullptr;
-  cudaError_t e = cudaMalloc(&buf, bytes_index + bytes_cmap);
+  cudaError_t e = cudaMalloc(&buf, total);
   if (e != cudaSuccess) return e;
-  e = cudaMemcpyAsync(buf, host.data(), bytes_index, cudaMemcpyHostToDevice, stream);
-  if (e == cudaSuccess && bytes_cmap)
-    e = cudaMemcpyAsync(static_cast<char*>(buf) + bytes_index, cmap.data(), bytes_cmap, cudaMemcpyHostToDevice,
-                        stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);  // the host arrays die on return
+  std::size_t at = 0;
+  for (const auto& part : parts) {
+    if (e == cudaSuccess && part.second)
+      e = cudaMemcpyAsync(static_cast<char*>(buf) + at, part.first, part.second, cudaMemcpyHostToDevice, stream);
+    at += part.second;
+  }
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);  // the host arrays may die on return
   if (e != cudaSuccess) {
     cudaFree(buf);
     return e;
@@ -516,7 +526,7 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
   v.pair_start = d + nd;
   v.pair_a = d + 2 * nd + 1;
   v.pair_b = v.pair_a + np;
-  v.tasks = v.pair_b + np;
+  v.tasks = tasks.empty() ? nullptr : v.pair_b + np;
   v.cmap = bytes_cmap ? reinterpret_cast<const std::int32_t*>(static_cast<const char*>(buf) + bytes_index) : nullptr;
   buf_ = buf;
   bytes_ = bytes_index + bytes_cmap;

@@ -344,14 +344,22 @@ PetscErrorCode MatDiagCOOSlots_Private(Mat A)
 
 PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mode)
 {
+  PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  /* values in device memory: scattered on the device (diag_device.cpp) */
+  PetscCall(MatDiagSetValuesCOODevice_Private(A, v, mode, &done));
+  if (!done) PetscCall(MatDiagSetValuesCOOHost_Private(A, v, mode));
+  PetscFunctionReturn(0);
+}
+
+/* MatSetValuesCOO with host values: scattered into the host copy, entries
+   of other processes' rows set with MatSetValues (sent at assembly). */
+PetscErrorCode MatDiagSetValuesCOOHost_Private(Mat A, const PetscScalar v[], InsertMode mode)
+{
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  { /* values in device memory: scattered on the device (diag_device.cpp) */
-    PetscBool done = PETSC_FALSE;
-    PetscCall(MatDiagSetValuesCOODevice_Private(A, v, mode, &done));
-    if (done) PetscFunctionReturn(0);
-  }
   PetscCall(MatDiagSyncHost_Private(A));
   if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
   MatDiagValuesChanged(a);

@@ -494,6 +494,8 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0;
+
 PetscErrorCode MatDiagRegisterAll(void)
 {
   static PetscBool registered = PETSC_FALSE;
@@ -502,6 +504,11 @@ PetscErrorCode MatDiagRegisterAll(void)
   if (registered) PetscFunctionReturn(0);
   registered = PETSC_TRUE;
   PetscCall(MatInitializePackage());
+  PetscCall(PetscLogEventRegister("MatDiagProdPlan", MAT_CLASSID, &MATDIAG_ProductPlan));
+  PetscCall(PetscLogEventRegister("MatDiagPlanToGPU", MAT_CLASSID, &MATDIAG_PlanToGPU));
+  PetscCall(PetscLogEventRegister("MatDiagCopyToGPU", MAT_CLASSID, &MATDIAG_CopyToGPU));
+  PetscCall(PetscLogEventRegister("MatDiagCompress", MAT_CLASSID, &MATDIAG_Compress));
+  PetscCall(PetscLogEventRegister("MatDiagGPUAlloc", MAT_CLASSID, &MATDIAG_GPUAlloc));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

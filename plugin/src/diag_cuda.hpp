@@ -29,7 +29,9 @@ static inline PetscErrorCode DiagReserveDevice(T **p, std::size_t *cap, std::siz
   if (*p) DiagCallCUDA(cudaFree(*p));
   *p   = nullptr;
   *cap = 0;
+  PetscCall(PetscLogEventBegin(MATDIAG_GPUAlloc, 0, 0, 0, 0));
   DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
+  PetscCall(PetscLogEventEnd(MATDIAG_GPUAlloc, 0, 0, 0, 0));
   *cap = n;
   PetscFunctionReturn(0);
 }

@@ -44,7 +44,9 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   PetscFunctionBegin;
   *used = PETSC_FALSE;
   pdiag::HmCompressed<PetscScalar> c;
+  PetscCall(PetscLogEventBegin(MATDIAG_Compress, 0, 0, 0, 0));
   DiagCallKernel(c = pdiag::hm_compress(a->hm));
+  PetscCall(PetscLogEventEnd(MATDIAG_Compress, 0, 0, 0, 0));
   if (c.nconstant() == 0 || c.bytes() >= pdiag::hm_bytes(a->hm)) PetscFunctionReturn(0);
   std::vector<Index> meta;
   for (const std::vector<Index> *v : {&c.offsets, &c.vbase, &c.exc_rows, &c.exc_ptr, &c.exc_diag}) meta.insert(meta.end(), v->begin(), v->end());
@@ -167,12 +169,14 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A)); /* collective; marks the device copy stale */
   if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(PetscLogEventBegin(MATDIAG_CopyToGPU, A, 0, 0, 0));
   PetscCall(MatDiagDeviceUploadMeta(A));
   PetscBool compressed = PETSC_FALSE;
   if (d.hm && a->compress_constant) PetscCall(MatDiagDeviceUploadCompressed(a, &compressed));
   d.compressed  = compressed;
   d.full_values = false;
   if (!compressed) PetscCall(MatDiagDeviceUploadValues(a));
+  PetscCall(PetscLogEventEnd(MATDIAG_CopyToGPU, A, 0, 0, 0));
   d.mask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(0);
 }
@@ -276,27 +280,37 @@ PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScala
    once, then each call scatters the values into the device copy of the
    full values (zeroed first for INSERT_VALUES) with one kernel, and the
    device copy becomes the newest: the values never pass through the host.
-   *done is false for host memory (the caller's host path runs). With
-   entries of other processes' rows the values are copied to the host and
-   the host path (which sends them) runs. */
+   *done is false when every process passes host memory (the caller's host
+   path runs). When some process has entries of other processes' rows, or
+   host values while others have device values, every process takes the
+   host path (device values copied to the host first). */
 PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
 {
   Mat_Diag    *a = (Mat_Diag *)A->data;
   DiagDevice  &d = a->dev;
-  PetscMemType mtype;
+  PetscMemType mtype = PETSC_MEMTYPE_HOST;
+  PetscMPIInt  size;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  if (!v) PetscFunctionReturn(0);
-  PetscCall(PetscGetMemType(v, &mtype));
-  if (!PetscMemTypeDevice(mtype)) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
   const std::size_t n = a->coo_slot.size();
-  if (a->coo_remote) {
-    std::vector<PetscScalar> host(n);
-    if (n) DiagCallCUDA(cudaMemcpy(host.data(), v, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
-    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(n * sizeof(PetscScalar))));
-    PetscCall(MatSetValuesCOO_Diag(A, host.data(), mode));
+  if (v && n) PetscCall(PetscGetMemType(v, &mtype));
+  const PetscBool on_device = PetscMemTypeDevice(mtype) ? PETSC_TRUE : PETSC_FALSE;
+  /* [0]: some process has values in host memory or entries of other
+     processes' rows (they go through the host path, whose MatSetValues and
+     MatAssembly send them); [1]: some process has device values. Under MPI
+     every process takes the same path: the device path may set up the
+     ghost exchange (collective) and the host path sends entries. */
+  PetscInt need[2] = {(n && !on_device) || a->coo_remote ? 1 : 0, on_device ? 1 : 0};
+  if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, need, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  if (!need[1]) PetscFunctionReturn(0); /* host values everywhere: the caller's host path */
+  if (need[0]) {
+    std::vector<PetscScalar> host(on_device ? n : 0);
+    if (on_device) DiagCallCUDA(cudaMemcpy(host.data(), v, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)(host.size() * sizeof(PetscScalar))));
+    PetscCall(MatDiagSetValuesCOOHost_Private(A, on_device ? host.data() : v, mode));
     *done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }

@@ -35,6 +35,12 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
     } \
   } while (0)
 
+/* -log_view events of the diag types (registered by MatDiagRegisterAll):
+   the product's host planning and the copy of its plan to the device,
+   copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
+   an upload, and device allocations of matrix storage. */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc;
+
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
    is a sorted list of merged column intervals. shift[] gives, per stored
@@ -142,6 +148,7 @@ PETSC_INTERN PetscErrorCode MatZeroEntries_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_Diag(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSetValuesCOO_Diag(Mat, const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatDiagCOOSlots_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSetValuesCOOHost_Private(Mat, const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
 
 /* diag_device.cpp (CUDA builds; inline no-ops otherwise) */

@@ -279,7 +279,9 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   Mat_Diag *c = (Mat_Diag *)C->data;
 
   if (!s.mpi) {
+    PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
     DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty));
+    PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   } else {
     PetscBool direct = (s.tx == Trans::N && x->scheme == pdiag::Scheme::HM) ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &direct, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
@@ -296,7 +298,9 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     }
     if (c0 >= c1) c0 = c1 = 0;
     PetscCall(GatherBuild(s.gy, Y, s.ty, c0, c1));
+    PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
     DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
+    PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   }
   PetscCall(MatDiagCheckCountAll_Private(C, (Index)s.hplan.offsets.size()));
   /* On the device C gets no host values until a host operation needs them:
@@ -314,7 +318,9 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   c               = (Mat_Diag *)C->data;
   c->defer_upload = PETSC_FALSE;
   if (!s.mpi && x->scheme == pdiag::Scheme::CDM && y->scheme == pdiag::Scheme::CDM && c->scheme == pdiag::Scheme::CDM) {
+    PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
     DiagCallKernel(s.cplan = pdiag::cdm_product_symbolic(x->layout.ncols, x->cdm.koffsets, s.tx, y->cdm.koffsets, s.ty));
+    PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
     s.cdm_route = s.cplan.koffsets == c->cdm.koffsets;
   }
   if (s.variant == MAT_DIAG_PRODUCT_TILED && s.device) PetscCheck(s.cdm_route, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) needs CDM operands and result: use -mat_diag_storage cdm");

@@ -73,7 +73,9 @@ PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &pl
 
   PetscFunctionBegin;
   PetscCallCXX(p = new DiagDeviceProduct());
+  PetscCall(PetscLogEventBegin(MATDIAG_PlanToGPU, 0, 0, 0, 0));
   const cudaError_t e = p->plan.upload(plan, PetscDefaultCudaStream);
+  PetscCall(PetscLogEventEnd(MATDIAG_PlanToGPU, 0, 0, 0, 0));
   if (e != cudaSuccess) {
     delete p;
     DiagCallCUDA(e);

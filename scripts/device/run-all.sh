@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the staged .gpu/ folder. Sections (default:
 # all): kernels (CUDA kernel tests), sanitize (the same under compute-
-# sanitizer memcheck and racecheck; SANITIZE="bin/test_x ..." picks tests),
+# sanitizer memcheck and racecheck; SANITIZE="bin/test_x ..." picks tests,
+# SANITIZE_FILTER a Boost.Test --run_test filter), devops (test_gpu with
+# -mat_diag_device_ops, and under memcheck), profile (-log_view of a product),
 # plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
@@ -33,8 +35,8 @@ if has sanitize; then
   for t in ${SANITIZE:-bin/test_*cuda*}; do
     n=$(basename "$t")
     # the grid-stride case (tens of millions of rows) is left out under the tools: it takes them many minutes
-    run "$n.memcheck" compute-sanitizer --tool memcheck --error-exitcode 1 "$t" "--run_test=!*/grid_stride_large"
-    run "$n.racecheck" compute-sanitizer --tool racecheck --error-exitcode 1 "$t" "--run_test=!*/grid_stride_large"
+    run "$n.memcheck" compute-sanitizer --tool memcheck --error-exitcode 1 "$t" "--run_test=${SANITIZE_FILTER:-!*/grid_stride_large}"
+    run "$n.racecheck" compute-sanitizer --tool racecheck --error-exitcode 1 "$t" "--run_test=${SANITIZE_FILTER:-!*/grid_stride_large}"
   done
 fi
 if has plugin; then
@@ -49,6 +51,17 @@ if has plugin; then
   run test_products.gpu.np1 mpiexec -n 1 bin/test_products $G
   run test_products.gpu.np2 mpiexec -n 2 bin/test_products -diag_vec_type cuda
   run test_products.gpu.atomic mpiexec -n 1 bin/test_products $G -case paper-style -mat_product_algorithm diag_atomic
+fi
+if has devops; then
+  # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu
+  # case, and test_gpu (COO with device arrays, device ops) under memcheck
+  run test_gpu.devops.np1 mpiexec -n 1 bin/test_gpu -mat_diag_device_ops
+  run test_gpu.devops.np2 mpiexec -n 2 bin/test_gpu -mat_diag_device_ops
+  run test_gpu.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_gpu
+fi
+if has profile; then
+  # where the first product's time goes (-log_view events): Table 2 row 1, AB
+  run profile.t2.200 bin/bench_products -types diagcuda,aijcusparse -n 10000 -dga 200 -dgb 200 -reps 3 -products AB -show_reps -log_view -log_view_gpu_time
 fi
 if has tutorials; then
   K="-ksp_converged_reason -ksp_monitor -ksp_norm_type unpreconditioned"

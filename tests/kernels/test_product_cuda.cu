@@ -428,6 +428,33 @@ BOOST_AUTO_TEST_CASE(hm_table2_like_and_banded) {
   BOOST_TEST_MESSAGE("table2-like and banded: " << g_runs << " GPU runs compared");
 }
 
+// The two schedules of the output-stationary kernel: C's diagonals long
+// (every (tile, diagonal) code enumerated, no task list) and C's diagonals
+// much shorter than its rows (corner diagonals of a 400000-row matrix: the
+// host lists the few tasks that meet).
+BOOST_AUTO_TEST_CASE(hm_schedules_enumerated_and_listed) {
+  std::mt19937_64 rng(21);
+  g_runs = 0;
+  const Index n = 400000;
+  const Layout L = Layout::square(n);
+  std::vector<Index> corner, band;
+  for (Index d = n - 300; d < n; ++d) corner.push_back(d);
+  for (Index d = -1; d >= -(n - 1); d -= 49999) corner.insert(corner.begin(), d);  // and a few long ones
+  for (Index d = -2; d <= 0; ++d) band.push_back(d);
+  const HmMatrix<double> A = random_hm(L, corner, rng), B = random_hm(L, band, rng);
+  const HmMatrix<double> A3 = random_hm(L, band, rng), B3 = random_hm(L, band, rng);
+  for (const auto& [X, Y, listed, what] :
+       {std::make_tuple(&A, &B, true, "corner x band n=400000"), std::make_tuple(&A3, &B3, false, "band x band n=400000")}) {
+    const HmProductPlan plan = hm_product_symbolic(*X, Trans::N, *Y, Trans::N);
+    DeviceHmPlan dp;
+    PDIAG_CUDA_REQUIRE(dp.upload(plan, stream));
+    BOOST_TEST((dp.view().tasks != nullptr) == listed, what << ": task list " << (listed ? "expected" : "not expected"));
+    check_hm(*X, Trans::N, *Y, Trans::N, what, stream);
+    check_hm(*X, Trans::T, *Y, Trans::N, what, stream, kOutputStationary);
+  }
+  BOOST_TEST_MESSAGE("schedules: " << g_runs << " GPU runs compared");
+}
+
 // More pairs per output diagonal than one shared-memory chunk (256): a full
 // band of 399 diagonals times itself (the main diagonal of C has 399
 // pairs); B also has more diagonals than one chunk of the atomic kernel.

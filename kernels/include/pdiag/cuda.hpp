@@ -148,10 +148,12 @@ namespace pdiag::cuda {
 /// lives and until its next upload.
 ///
 /// Besides the plan's arrays it holds the work schedule of the
-/// output-stationary kernel: `tasks`, one per (row tile, output diagonal)
-/// that meet, a tile being kTileRows consecutive rows of C (aligned at
-/// layout.row_begin), encoded tile * ndiag + c, ordered by tile then c (so
-/// that blocks running together read the same rows of A), and `cmap`, the
+/// output-stationary kernel: tasks (row tile, output diagonal), a tile
+/// being kTileRows consecutive rows of C (aligned at layout.row_begin),
+/// encoded tile * ndiag + c, ordered by tile then c (so that blocks running
+/// together read the same rows of A). With `tasks` null the kernel takes
+/// every code in [0, ntasks) = [0, tiles * ndiag) and skips the pairs that
+/// do not meet; otherwise `tasks` lists the ones that do. And `cmap`, the
 /// index of C's diagonal with offset cmap_lo + q, -1 where C has none (the
 /// atomic variant's lookup).
 struct DevicePlan {
@@ -168,7 +170,7 @@ struct DevicePlan {
   const Index* pair_a = nullptr;            ///< [npairs]
   const Index* pair_b = nullptr;            ///< [npairs]
   Index ntasks = 0;
-  const Index* tasks = nullptr;             ///< [ntasks]
+  const Index* tasks = nullptr;             ///< [ntasks], or null: every code below ntasks
   Index cmap_lo = 0, cmap_len = 0;
   const std::int32_t* cmap = nullptr;       ///< [cmap_len]
 };

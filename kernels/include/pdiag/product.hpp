@@ -27,6 +27,7 @@
 #include "pdiag/cpu.hpp"
 #include "pdiag/format.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -134,33 +135,66 @@ struct PairRec {
   bool operator<(const PairRec& o) const { return c != o.c ? c < o.c : (a != o.a ? a < o.a : b < o.b); }
 };
 
-/// Groups pair records by output diagonal: fills offsets, pair_start,
-/// pair_a, pair_b. The records arrive in (a, b) order (both symbolic phases
-/// loop over A's diagonals, then B's), so a stable counting sort by c gives
-/// (c, a, b) order in O(P + range of c) for P pairs; a comparison sort
-/// (same order) only when the range of c is much wider than P.
-template <class Plan>
-inline void group_pairs(std::vector<PairRec>& recs, Plan& plan, std::vector<Index>& offsets) {
-  if (!recs.empty()) {
-    Index cmin = recs[0].c, cmax = recs[0].c;
-    for (const PairRec& r : recs) {
-      cmin = std::min(cmin, r.c);
-      cmax = std::max(cmax, r.c);
-    }
-    const Index range = cmax - cmin + 1;
-    if (range <= 4 * Index(recs.size()) + 4096) {
-      std::vector<Index> first(static_cast<std::size_t>(range + 1), 0);
-      for (const PairRec& r : recs) ++first[static_cast<std::size_t>(r.c - cmin + 1)];
-      for (Index q = 0; q < range; ++q) first[q + 1] += first[q];
-      std::vector<PairRec> sorted(recs.size());
-      for (const PairRec& r : recs) sorted[static_cast<std::size_t>(first[static_cast<std::size_t>(r.c - cmin)]++)] = r;
-      recs.swap(sorted);
-    } else {
-      std::sort(recs.begin(), recs.end());
-    }
-  }
+/// Builds the pair lists of a symbolic phase: offsets (the output diagonals
+/// that get pairs, ascending), pair_start, pair_a, pair_b, with the pairs
+/// of each output diagonal in (a, b) order. pair(a, b, c) says whether
+/// A's diagonal a and B's diagonal b contribute, and to which output
+/// diagonal c, which lies in [cmin, cmax]; it is asked once or twice per
+/// pair. pair_a gets a_index[a] (a itself without a_index).
+/// When that range is not much wider than the ndA * ndB candidate pairs,
+/// two passes over the pairs (count per c, then place) write the plan's
+/// arrays directly: a stable counting sort without an intermediate record
+/// array (the first product's host time is mostly allocation and memory
+/// traffic, so none is spent on records). Otherwise records are sorted.
+template <class Plan, class PairOf>
+inline void group_pairs(Index ndA, Index ndB, Index cmin, Index cmax, PairOf pair, Plan& plan,
+                        std::vector<Index>& offsets, const Index* a_index = nullptr) {
+  const auto a_of = [&](Index a) { return a_index ? a_index[a] : a; };
   offsets.clear();
   plan.pair_start.assign(1, 0);
+  plan.pair_a.clear();
+  plan.pair_b.clear();
+  if (ndA == 0 || ndB == 0 || cmax < cmin) return;
+  const Index range = cmax - cmin + 1;
+  Index c;
+  if (range <= 4 * ndA * ndB + 4096) {
+    std::vector<Index> pos(static_cast<std::size_t>(range), 0);  // pairs per c, then where c's next pair goes
+    Index* const cnt = pos.data() - cmin;                          // cnt[c] for c in [cmin, cmax]
+    for (Index a = 0; a < ndA; ++a)
+      for (Index b = 0; b < ndB; ++b)
+        if (pair(a, b, c)) ++cnt[c];
+    Index np = 0, nc = 0;
+    for (Index q = 0; q < range; ++q) nc += pos[static_cast<std::size_t>(q)] != 0;
+    offsets.reserve(static_cast<std::size_t>(nc));
+    plan.pair_start.reserve(static_cast<std::size_t>(nc) + 1);
+    for (Index q = 0; q < range; ++q) {
+      const Index k = pos[static_cast<std::size_t>(q)];
+      if (k == 0) continue;
+      offsets.push_back(cmin + q);
+      pos[static_cast<std::size_t>(q)] = np;
+      np += k;
+      plan.pair_start.push_back(np);
+    }
+    plan.pair_a.resize(static_cast<std::size_t>(np));
+    plan.pair_b.resize(static_cast<std::size_t>(np));
+    Index* const pa = plan.pair_a.data();
+    Index* const pb = plan.pair_b.data();
+    for (Index a = 0; a < ndA; ++a) {
+      const Index ia = a_of(a);
+      for (Index b = 0; b < ndB; ++b)
+        if (pair(a, b, c)) {
+          const Index p = cnt[c]++;
+          pa[p] = ia;
+          pb[p] = b;
+        }
+    }
+    return;
+  }
+  std::vector<PairRec> recs;
+  for (Index a = 0; a < ndA; ++a)
+    for (Index b = 0; b < ndB; ++b)
+      if (pair(a, b, c)) recs.push_back({c, a_of(a), b});
+  std::sort(recs.begin(), recs.end());
   plan.pair_a.resize(recs.size());
   plan.pair_b.resize(recs.size());
   for (std::size_t p = 0; p < recs.size(); ++p) {
@@ -208,21 +242,42 @@ inline HmProductPlan hm_product_symbolic(const Layout& LA, const std::vector<Ind
   plan.layout = detail::hm_product_layout(LA, ndA, offA_at, ta, LB, tb, LAe, LBe);
   plan.ta = ta;
   plan.tb = tb;
-  std::vector<detail::PairRec> recs;
-  recs.reserve(std::size_t(ndA * ndB));
+  // op(A)'s diagonals that meet op(A)'s rows (the rest contribute nothing)
+  std::vector<Index> eA, eB(static_cast<std::size_t>(ndB)), ka;
   for (Index a = 0; a < ndA; ++a) {
-    const Index eA = detail::op_offset(offA[std::size_t(a)], ta);
-    if (LAe.length(eA) == 0) continue;
-    for (Index b = 0; b < ndB; ++b) {
-      const Index eB = detail::op_offset(offB[std::size_t(b)], tb);
-      Index ib, ie;
-      detail::hm_pair_rows(LAe, eA, LBe, eB, ib, ie);
-      if (ie <= ib) continue;
-      recs.push_back({eA + eB, a, b});
-      plan.nmul += ie - ib;
-    }
+    const Index e = detail::op_offset(offA[std::size_t(a)], ta);
+    if (LAe.length(e) == 0) continue;
+    eA.push_back(e);
+    ka.push_back(a);
   }
-  detail::group_pairs(recs, plan, plan.offsets);
+  for (Index b = 0; b < ndB; ++b) eB[std::size_t(b)] = detail::op_offset(offB[std::size_t(b)], tb);
+  const Index nA = Index(eA.size());
+  plan.pair_start.assign(1, 0);
+  if (nA == 0 || ndB == 0) return plan;
+  const auto [amin, amax] = std::minmax_element(eA.begin(), eA.end());
+  const auto [bmin, bmax] = std::minmax_element(eB.begin(), eB.end());
+  // the row ranges of the diagonals, computed once (hm_pair_rows per pair)
+  std::vector<Index> loA(eA.size()), hiA(eA.size()), loB(eB.size()), hiB(eB.size());
+  for (std::size_t q = 0; q < eA.size(); ++q) loA[q] = LAe.lo(eA[q]), hiA[q] = LAe.hi(eA[q]);
+  for (std::size_t b = 0; b < eB.size(); ++b) loB[b] = LBe.lo(eB[b]), hiB[b] = LBe.hi(eB[b]);
+  const auto rows = [&](std::size_t q, std::size_t b, Index& ib, Index& ie) {
+    ib = std::max(loA[q], loB[b] - eA[q]);
+    ie = std::min(hiA[q], hiB[b] - eA[q]);
+  };
+  const auto pair = [&](Index q, Index b, Index& c) {
+    Index ib, ie;
+    rows(std::size_t(q), std::size_t(b), ib, ie);
+    c = eA[std::size_t(q)] + eB[std::size_t(b)];
+    return ie > ib;
+  };
+  detail::group_pairs(nA, ndB, *amin + *bmin, *amax + *bmax, pair, plan, plan.offsets, ka.data());
+  // the multiply-adds: per diagonal of op(A), the rows of its pairs
+  for (Index q = 0; q < nA; ++q)
+    for (Index b = 0; b < ndB; ++b) {
+      Index ib, ie;
+      rows(std::size_t(q), std::size_t(b), ib, ie);
+      plan.nmul += ie > ib ? ie - ib : 0;
+    }
   return plan;
 }
 
@@ -355,18 +410,17 @@ inline CdmProductPlan cdm_product_symbolic(Index n, const std::vector<Index>& ko
   plan.n = n;
   plan.ta = ta;
   plan.tb = tb;
-  std::vector<detail::PairRec> recs;
-  recs.reserve(koffA.size() * koffB.size());
-  for (std::size_t a = 0; a < koffA.size(); ++a) {
-    const Index ea = detail::cdm_op_offset(koffA[a], n, ta);
-    for (std::size_t b = 0; b < koffB.size(); ++b) {
-      Index k = ea + detail::cdm_op_offset(koffB[b], n, tb);
-      if (k >= n) k -= n;
-      recs.push_back({k, Index(a), Index(b)});
-    }
-  }
-  plan.nmul = n * Index(recs.size());
-  detail::group_pairs(recs, plan, plan.koffsets);
+  const Index ndA = Index(koffA.size()), ndB = Index(koffB.size());
+  std::vector<Index> ea(koffA.size()), eb(koffB.size());
+  for (std::size_t a = 0; a < koffA.size(); ++a) ea[a] = detail::cdm_op_offset(koffA[a], n, ta);
+  for (std::size_t b = 0; b < koffB.size(); ++b) eb[b] = detail::cdm_op_offset(koffB[b], n, tb);
+  const auto pair = [&](Index a, Index b, Index& k) {
+    k = ea[std::size_t(a)] + eb[std::size_t(b)];
+    if (k >= n) k -= n;
+    return true;
+  };
+  detail::group_pairs(ndA, ndB, Index(0), n - 1, pair, plan, plan.koffsets);
+  plan.nmul = n * Index(plan.pair_a.size());
   return plan;
 }
 
