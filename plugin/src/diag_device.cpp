@@ -18,9 +18,11 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
-  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot}) {
+  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot, (void *)d.rows}) {
     if (p) DiagCallCUDA(cudaFree(p));
   }
+  d.rows     = nullptr;
+  d.rows_cap = 0;
   d.coo_slot  = nullptr;
   d.coo_cap   = 0;
   d.coo_state = -1;
@@ -337,119 +339,6 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
   PetscCall(PetscLogGpuFlops((PetscLogDouble)n));
   PetscCall(MatDiagDeviceValuesWritten_Private(A));
   *done = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/* ---- operations on the device copy (-mat_diag_device_ops) -----------------
-
-   Sequential matrices whose values are on the device (not bound to the
-   CPU): the operation runs on the full values there and the device copy
-   becomes the newest (a compressed form is dropped: MatMult then reads the
-   full values). Otherwise *done is false and the host operation runs. */
-
-static PetscBool DeviceOpsEligible(Mat A)
-{
-  const Mat_Diag *a = (const Mat_Diag *)A->data;
-  PetscMPIInt     size;
-
-  if (!a->device_ops || A->boundtocpu || MPI_Comm_size(PetscObjectComm((PetscObject)A), &size) || size != 1) return PETSC_FALSE;
-  return (a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
-}
-
-/* The main diagonal's stored run: its first local row and length (0: not stored). */
-static void MainDiagonalRun(const Mat_Diag *a, Index *pos, Index *row, Index *len)
-{
-  *pos = *row = *len = 0;
-  if (a->scheme == pdiag::Scheme::HM) {
-    const Index k = a->hm.find_diagonal(0);
-    if (k < 0) return;
-    *pos = a->hm.start[k];
-    *row = a->layout.lo(0) - a->layout.row_begin;
-    *len = a->hm.start[k + 1] - a->hm.start[k];
-  } else {
-    const Index k = a->cdm.find_diagonal(0);
-    if (k < 0) return;
-    *pos = k * a->layout.nrows;
-    *len = a->layout.nrows;
-  }
-}
-
-PetscErrorCode MatDiagScaleDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
-{
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
-  const PetscScalar *val;
-
-  PetscFunctionBegin;
-  *done = DeviceOpsEligible(A);
-  if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::scale_values(const_cast<PetscScalar *>(val), a->nstored(), alpha, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored()));
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatDiagShiftDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
-{
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
-  const PetscScalar *val;
-  Index              pos, row, len;
-
-  PetscFunctionBegin;
-  MainDiagonalRun(a, &pos, &row, &len);
-  *done = (DeviceOpsEligible(A) && (len > 0 || a->layout.length(0) == 0)) ? PETSC_TRUE : PETSC_FALSE; /* a missing main diagonal is added on the host */
-  if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::add_scalar(const_cast<PetscScalar *>(val) + pos, len, alpha, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
-{
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
-  const PetscScalar *val;
-  PetscScalar       *vd;
-  Index              pos, row, len;
-
-  PetscFunctionBegin;
-  *done = (DeviceOpsEligible(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE;
-  if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  MainDiagonalRun(a, &pos, &row, &len);
-  PetscCall(VecCUDAGetArrayWrite(v, &vd));
-  if (a->layout.nrows) DiagCallCUDA(cudaMemsetAsync(vd, 0, (std::size_t)a->layout.nrows * sizeof(PetscScalar), PetscDefaultCudaStream));
-  if (len) DiagCallCUDA(cudaMemcpyAsync(vd + row, val + pos, (std::size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, PetscDefaultCudaStream));
-  PetscCall(VecCUDARestoreArrayWrite(v, &vd));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscBool *done)
-{
-  Mat_Diag          *y = (Mat_Diag *)Y->data, *x = (Mat_Diag *)X->data;
-  const Index       *my, *mx;
-  const PetscScalar *vy, *vx;
-
-  PetscFunctionBegin;
-  const bool same = x->scheme == y->scheme && x->layout == y->layout &&
-                    (y->scheme == pdiag::Scheme::HM ? x->hm.offsets == y->hm.offsets : x->cdm.koffsets == y->cdm.koffsets);
-  *done = (same && DeviceOpsEligible(Y) && DeviceOpsEligible(X)) ? PETSC_TRUE : PETSC_FALSE;
-  if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(X, &mx, &vx));
-  PetscCall(MatDiagDeviceValues_Private(Y, &my, &vy));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::axpy_values(const_cast<PetscScalar *>(vy), alpha, vx, y->nstored(), PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)y->nstored()));
-  PetscCall(MatDiagDeviceValuesWritten_Private(Y));
   PetscFunctionReturn(0);
 }
 

@@ -70,6 +70,8 @@ struct DiagDevice {
   pdiag::HmCompressedView<PetscScalar> cview;        /* device pointers */
   Vec              work = nullptr, tr_work = nullptr; /* device ghost vectors (MPI) */
   Index           *coo_slot = nullptr;                /* MatSetValuesCOO's slot map (device arrays) */
+  Index           *rows     = nullptr;                /* MatZeroRows' row list */
+  std::size_t      rows_cap = 0;
   std::size_t      coo_cap  = 0;
   PetscObjectState coo_state = -1;                    /* the host map's state it was copied from */
 };
@@ -81,7 +83,7 @@ struct Mat_Diag {
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
-  PetscBool      device_ops        = PETSC_FALSE; /* -mat_diag_device_ops: MatScale/Shift/GetDiagonal/AXPY on the device (experimental) */
+  PetscBool      device_ops        = PETSC_TRUE;  /* -mat_diag_device_ops: MatScale/Shift/AXPY/GetDiagonal/DiagonalScale/ZeroRows on the device */
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;
@@ -171,7 +173,19 @@ PETSC_INTERN PetscErrorCode MatDiagScaleDevice_Private(Mat, PetscScalar, PetscBo
 PETSC_INTERN PetscErrorCode MatDiagShiftDevice_Private(Mat, PetscScalar, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAXPYDevice_Private(Mat, PetscScalar, Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat, Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagZeroRowsDevice_Private(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec, PetscBool *);
 #else
+static inline PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat, Vec, Vec, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
+static inline PetscErrorCode MatDiagZeroRowsDevice_Private(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
 static inline PetscErrorCode MatDiagScaleDevice_Private(Mat, PetscScalar, PetscBool *done)
 {
   *done = PETSC_FALSE;

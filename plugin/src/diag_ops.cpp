@@ -424,9 +424,9 @@ PetscErrorCode MatDiagRestoreColumns_Private(Mat A, Vec r, const PetscScalar **r
   PetscFunctionReturn(0);
 }
 
-/* The ops-table entries that may run on the device copy (diag_device.cpp,
-   -mat_diag_device_ops); otherwise the host operation, after the values
-   come back from the device. */
+/* The ops-table entries that may run on the device copy
+   (diag_device_ops.cpp, -mat_diag_device_ops); otherwise the host
+   operation, after the values come back from the device. */
 static PetscErrorCode MatScale_DiagAny(Mat A, PetscScalar alpha)
 {
   PetscBool done;
@@ -457,6 +457,43 @@ static PetscErrorCode MatGetDiagonal_DiagAny(Mat A, Vec v)
   PetscFunctionReturn(0);
 }
 
+/* A vector of the wrong size would be read out of bounds (MatDiagonalScale
+   does not check): a PETSc error instead. */
+static PetscErrorCode CheckScaleVec(Vec v, PetscLayout map, const char *name)
+{
+  PetscInt n, N;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetSize(v, &N));
+  PetscCheck(n == map->n && N == map->N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: MatDiagonalScale() vector %s has local size %" PetscInt_FMT " and global size %" PetscInt_FMT ", the matrix needs %" PetscInt_FMT " and %" PetscInt_FMT, name, n, N, map->n, map->N);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDiagonalScale_DiagAny(Mat A, Vec l, Vec r)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  if (l) PetscCall(CheckScaleVec(l, A->rmap, "l"));
+  if (r) PetscCall(CheckScaleVec(r, A->cmap, "r"));
+  PetscCall(MatDiagDiagonalScaleDevice_Private(A, l, r, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatDiagonalScale_Diag)(A, l, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatZeroRows_DiagAny(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < n; r++)
+    PetscCheck(rows[r] >= 0 && rows[r] < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatZeroRows() row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", rows[r], A->rmap->N);
+  PetscCall(MatDiagZeroRowsDevice_Private(A, n, rows, diag, x, b, &done));
+  if (!done) PetscCall(MATDIAG_HOST_OP(MatZeroRows_Diag)(A, n, rows, diag, x, b));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStructure str)
 {
   PetscBool done;
@@ -483,7 +520,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
   ops->getdiagonal         = MatGetDiagonal_DiagAny;
-  ops->diagonalscale       = MATDIAG_HOST_OP(MatDiagonalScale_Diag);
+  ops->diagonalscale       = MatDiagonalScale_DiagAny;
   ops->diagonalset         = MATDIAG_HOST_OP(MatDiagonalSet_Diag);
   ops->scale               = MatScale_DiagAny;
   ops->shift               = MatShift_DiagAny;
@@ -493,7 +530,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->restorerow          = MatRestoreRow_Diag;
   ops->equal               = MATDIAG_HOST_OP(MatEqual_Diag);
   ops->getinfo             = MatGetInfo_Diag;
-  ops->zerorows            = MATDIAG_HOST_OP(MatZeroRows_Diag);
+  ops->zerorows            = MatZeroRows_DiagAny;
   ops->zerorowscolumns     = MATDIAG_HOST_OP(MatZeroRowsColumns_Diag);
   ops->missingdiagonal     = MATDIAG_HOST_OP(MatMissingDiagonal_Diag);
   ops->setoption           = MatSetOption_Diag;

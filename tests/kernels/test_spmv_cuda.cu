@@ -26,10 +26,12 @@
 #include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
 #include "pdiag/cuda.hpp"
+#include "pdiag/ops.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -525,6 +527,60 @@ BOOST_AUTO_TEST_CASE(elementwise_value_ops) {
   BOOST_CHECK(pdiag::cuda::scale_values<double>(nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
   BOOST_CHECK(pdiag::cuda::add_scalar<double>(nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
   BOOST_CHECK(pdiag::cuda::axpy_values<double>(nullptr, 1.0, nullptr, -1, stream) == cudaErrorInvalidValue);
+}
+
+// MatDiagonalScale and MatZeroRows on the device (HM and CDM, with and
+// without l or r; rows including the first and last, b = diag x on them)
+// against the CPU references: the same arithmetic, so bit-identical.
+BOOST_AUTO_TEST_CASE(diagonal_scale_and_zero_rows) {
+  std::mt19937_64 rng(31);
+  for (Index n : {Index(1), Index(17), Index(1000)}) {
+    std::vector<Index> offs;
+    for (Index d : {Index(-3), Index(-1), Index(0), Index(2), Index(5)})
+      if (d > -n && d < n) offs.push_back(d);
+    const HmMatrix<double> H = random_hm(Layout::square(n), offs, rng);
+    const CdmMatrix<double> C = cdm_from_hm(H);
+    const std::vector<double> l = random_vector(n, rng), r = random_vector(n, rng), x = random_vector(n, rng);
+    std::vector<Index> rows = {0, n / 2, n - 1};
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    const Index nr = Index(rows.size());
+    DeviceArray<double> dl(l), dr(r), dx(x);
+    DeviceArray<Index> drows(rows);
+    for (int which = 0; which < 3; ++which) {  // l and r, l only, r only
+      const double* lp = which == 2 ? nullptr : l.data();
+      const double* rp = which == 1 ? nullptr : r.data();
+      const std::string what = "n=" + std::to_string(n) + (which == 0 ? " l,r" : which == 1 ? " l" : " r");
+      HmMatrix<double> Hc = H;
+      CdmMatrix<double> Cc = C;
+      DeviceHm<double> dH(H);
+      DeviceCdm<double> dC(C);
+      const HmView<double> hv{dH.layout, dH.ndiag, dH.offsets.get(), dH.start.get(), dH.val.get()};
+      const CdmView<double> cv{dC.layout, dC.ndiag, dC.koffsets.get(), dC.val.get()};
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::hm_diagonal_scale(hv, lp ? dl.get() : nullptr, rp ? dr.get() : nullptr, stream));
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::cdm_diagonal_scale(cv, lp ? dl.get() : nullptr, rp ? dr.get() : nullptr, stream));
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::hm_zero_rows(hv, drows.get(), nr, 3.5, stream));
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::cdm_zero_rows(cv, drows.get(), nr, 3.5, stream));
+      sync_checked(stream, "diagonal scale, zero rows");
+      pdiag::hm_diagonal_scale(Hc.view(), lp, rp);
+      pdiag::cdm_diagonal_scale(Cc.view(), lp, rp);
+      bool missing = false;
+      pdiag::zero_rows(Hc.view(), rows.data(), nr, 3.5, missing);
+      BOOST_REQUIRE(!missing);
+      pdiag::zero_rows(Cc.view(), rows.data(), nr, 3.5, missing);
+      BOOST_REQUIRE(!missing);
+      BOOST_CHECK_MESSAGE(dH.val.download() == Hc.val, "HM " << what << ": device values differ from the CPU's");
+      BOOST_CHECK_MESSAGE(dC.val.download() == Cc.val, "CDM " << what << ": device values differ from the CPU's");
+    }
+    std::vector<double> b = random_vector(n, rng);
+    DeviceArray<double> db(b);
+    PDIAG_CUDA_REQUIRE(pdiag::cuda::set_scaled_entries(db.get(), dx.get(), drows.get(), nr, 3.5, stream));
+    sync_checked(stream, "set_scaled_entries");
+    pdiag::set_scaled_entries(b.data(), x.data(), rows.data(), nr, 3.5);
+    BOOST_CHECK_MESSAGE(db.download() == b, "n=" << n << ": set_scaled_entries differs from the CPU's");
+  }
+  BOOST_CHECK(pdiag::cuda::hm_zero_rows<double>({}, nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
+  BOOST_CHECK(pdiag::cuda::set_scaled_entries<double>(nullptr, nullptr, nullptr, -1, 1.0, stream) == cudaErrorInvalidValue);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -280,10 +280,12 @@ PetscErrorCode TestCOODevice(PetscInt n, const std::vector<PetscInt> &offs, MatT
   PetscFunctionReturn(0);
 }
 
-/* -mat_diag_device_ops: MatScale, MatShift, MatAXPY and MatGetDiagonal on
-   the device copy of a diagcuda matrix against the same operations on the
-   host copy of an identical diag matrix; the results must multiply alike
-   (with CUDA and with host vectors) and have the same diagonal. */
+/* -mat_diag_device_ops (default on): MatScale, MatShift, MatAXPY,
+   MatDiagonalScale and MatZeroRows (with x and b) on the device copy of a
+   diagcuda matrix against the same operations on the host copy of an
+   identical diag matrix; the results must multiply alike (with CUDA and
+   with host vectors), have the same diagonal and the same b. On one
+   process nothing comes back to the host during the device operations. */
 PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatDiagStorage st)
 {
   Mat               A, B, XA, XB;
@@ -294,16 +296,39 @@ PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatD
   PetscCall(RandomDiag(n, offs, MATDIAGCUDA, st, &XA));
   PetscCall(RandomDiag(n, offs, MATDIAG, st, &B)); /* the same values (same random sequence) */
   PetscCall(RandomDiag(n, offs, MATDIAG, st, &XB));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_ops", "true"));
-  PetscCall(MatSetFromOptions(A));
-  PetscCall(MatSetFromOptions(XA));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_ops"));
+  Vec l, r, ld, rd, bA, bB, xz, xzd;
+  PetscCall(MatCreateVecs(B, &r, &l));
+  PetscCall(VecSetRandom(l, NULL));
+  PetscCall(VecSetRandom(r, NULL));
+  PetscCall(VecDuplicate(l, &bB));
+  PetscCall(VecSetRandom(bB, NULL));
+  PetscCall(VecDuplicate(r, &xz));
+  PetscCall(VecSetRandom(xz, NULL));
+  PetscCall(Retyped(l, device_vec, &ld));
+  PetscCall(Retyped(r, device_vec, &rd));
+  PetscCall(Retyped(bB, device_vec, &bA));
+  PetscCall(Retyped(xz, device_vec, &xzd));
+  PetscInt r0, r1;
+  PetscCall(MatGetOwnershipRange(B, &r0, &r1));
+  std::vector<PetscInt> rows;
+  for (PetscInt i : {r0, (r0 + r1) / 2, r1 - 1})
+    if (i >= r0 && i < r1 && (rows.empty() || rows.back() != i)) rows.push_back(i);
+  PetscLogDouble back0 = petsc_gtoc_ct;
   PetscCall(MatScale(A, 2.5));
-  PetscCall(MatScale(B, 2.5));
   PetscCall(MatShift(A, -1.25));
-  PetscCall(MatShift(B, -1.25));
   PetscCall(MatAXPY(A, 0.5, XA, SAME_NONZERO_PATTERN));
+  PetscCall(MatDiagonalScale(A, ld, rd));
+  PetscCall(MatZeroRows(A, (PetscInt)rows.size(), rows.data(), 2.0, xzd, bA));
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size == 1) Check(petsc_gtoc_ct == back0, name + " Scale, Shift, AXPY, DiagonalScale, ZeroRows: nothing copied back to the host");
+  PetscCall(MatScale(B, 2.5));
+  PetscCall(MatShift(B, -1.25));
   PetscCall(MatAXPY(B, 0.5, XB, SAME_NONZERO_PATTERN));
+  PetscCall(MatDiagonalScale(B, l, r));
+  PetscCall(MatZeroRows(B, (PetscInt)rows.size(), rows.data(), 2.0, xz, bB));
+  Check(RelDiff(bA, bB) == 0, name + " MatZeroRows: b on the device");
+  for (Vec v : {l, r, ld, rd, bA, bB, xz, xzd}) PetscCall(VecDestroy(&v));
   Vec x, xd, yA, yB, dA, dB;
   PetscCall(MatCreateVecs(B, &x, &yB));
   PetscCall(VecDuplicate(yB, &dB));
@@ -313,10 +338,10 @@ PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatD
   PetscCall(VecDuplicate(yA, &dA));
   PetscCall(MatMult(B, x, yB));
   PetscCall(MatMult(A, xd, yA));
-  Check(RelDiff(yA, yB) <= 1e-14, name + " Scale, Shift, AXPY: MatMult on the device");
+  Check(RelDiff(yA, yB) <= 1e-14, name + " Scale, Shift, AXPY, DiagonalScale, ZeroRows: MatMult on the device");
   PetscCall(MatMult(A, x, yB)); /* host vectors: A's values come back from the device */
   PetscCall(MatMult(B, x, dB));
-  Check(RelDiff(yB, dB) <= 1e-14, name + " Scale, Shift, AXPY: MatMult on the host");
+  Check(RelDiff(yB, dB) <= 1e-14, name + " Scale, Shift, AXPY, DiagonalScale, ZeroRows: MatMult on the host");
   PetscCall(MatGetDiagonal(A, dA));
   PetscCall(MatGetDiagonal(B, dB));
   Check(RelDiff(dA, dB) <= 1e-15, name + " MatGetDiagonal on the device");

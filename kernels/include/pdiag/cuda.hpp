@@ -116,12 +116,35 @@ cudaError_t add_scalar(T* val, Index n, nodeduce_t<T> alpha, cudaStream_t stream
 /// y[p] += alpha x[p], p in [0, n) (MatAXPY of two blocks of one structure).
 template <class T>
 cudaError_t axpy_values(T* y, nodeduce_t<T> alpha, const nodeduce_t<T>* x, Index n, cudaStream_t stream = nullptr);
-// Each returns cudaErrorInvalidValue for n < 0 and launches nothing for
-// n == 0. Instantiated for double and float in kernels/src/ops.cu.
+/// MatDiagonalScale of a sequential block: a(i, j) *= l[i - row_begin], then
+/// *= r[j] (hm_diagonal_scale / cdm_diagonal_scale of pdiag/cpu.hpp with no
+/// shift); l or r may be null. The view's arrays are device arrays.
+template <class T>
+cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream = nullptr);
+template <class T>
+cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream = nullptr);
+/// MatZeroRows: every stored entry of the listed global rows (each inside
+/// the block, no duplicates needed) set to 0, the main diagonal's to diag
+/// (pdiag::zero_rows; the caller adds a missing main diagonal first).
+template <class T>
+cudaError_t hm_zero_rows(const HmView<T>& A, const Index* rows, Index n, nodeduce_t<T> diag, cudaStream_t stream = nullptr);
+template <class T>
+cudaError_t cdm_zero_rows(const CdmView<T>& A, const Index* rows, Index n, nodeduce_t<T> diag, cudaStream_t stream = nullptr);
+/// dst[rows[q]] = alpha src[rows[q]], q in [0, n) (pdiag::set_scaled_entries).
+template <class T>
+cudaError_t set_scaled_entries(T* dst, const nodeduce_t<T>* src, const Index* rows, Index n, nodeduce_t<T> alpha, cudaStream_t stream = nullptr);
+// Each returns cudaErrorInvalidValue for a negative count and launches
+// nothing for an empty one. Instantiated for double and float in
+// kernels/src/ops.cu.
 #define PDIAG_OPS_DECLARE(T)                                                                  \
   extern template cudaError_t scale_values<T>(T*, Index, T, cudaStream_t);                    \
   extern template cudaError_t add_scalar<T>(T*, Index, T, cudaStream_t);                      \
-  extern template cudaError_t axpy_values<T>(T*, T, const T*, Index, cudaStream_t);
+  extern template cudaError_t axpy_values<T>(T*, T, const T*, Index, cudaStream_t);           \
+  extern template cudaError_t hm_diagonal_scale<T>(const HmView<T>&, const T*, const T*, cudaStream_t); \
+  extern template cudaError_t cdm_diagonal_scale<T>(const CdmView<T>&, const T*, const T*, cudaStream_t); \
+  extern template cudaError_t hm_zero_rows<T>(const HmView<T>&, const Index*, Index, T, cudaStream_t); \
+  extern template cudaError_t cdm_zero_rows<T>(const CdmView<T>&, const Index*, Index, T, cudaStream_t); \
+  extern template cudaError_t set_scaled_entries<T>(T*, const T*, const Index*, Index, T, cudaStream_t);
 PDIAG_OPS_DECLARE(double)
 PDIAG_OPS_DECLARE(float)
 #undef PDIAG_OPS_DECLARE
@@ -175,24 +198,41 @@ struct DevicePlan {
   const std::int32_t* cmap = nullptr;       ///< [cmap_len]
 };
 
-/// Owner of a DevicePlan's device memory (one cudaMalloc, freed by the
-/// destructor or reset). Move-only. Not thread-safe; one plan may be used
-/// by any number of numeric calls, on any streams, since the kernels only
-/// read it.
+/// Owner of a DevicePlan's device memory (one cudaMalloc, a second one for
+/// a task list; freed by the destructor or reset). Move-only. Not
+/// thread-safe; one plan may be used by any number of numeric calls, on
+/// any streams, since the kernels only read it.
 class DeviceHmPlan {
  public:
   DeviceHmPlan() = default;
   DeviceHmPlan(const DeviceHmPlan&) = delete;
   DeviceHmPlan& operator=(const DeviceHmPlan&) = delete;
   DeviceHmPlan(DeviceHmPlan&& o) noexcept
-      : buf_(std::exchange(o.buf_, nullptr)), bytes_(std::exchange(o.bytes_, 0)), view_(std::exchange(o.view_, {})) {}
+      : buf_(std::exchange(o.buf_, nullptr)),
+        tasks_buf_(std::exchange(o.tasks_buf_, nullptr)),
+        bytes_(std::exchange(o.bytes_, 0)),
+        view_(std::exchange(o.view_, {})) {}
   DeviceHmPlan& operator=(DeviceHmPlan&& o) noexcept {
     std::swap(buf_, o.buf_);
+    std::swap(tasks_buf_, o.tasks_buf_);
     std::swap(bytes_, o.bytes_);
     std::swap(view_, o.view_);
     return *this;
   }
   ~DeviceHmPlan() { reset(); }
+
+  /// The symbolic phase on the device (kernels/src/product_symbolic.cu):
+  /// the plan of op(A) op(B) from the operands' layouts and offsets (host
+  /// arrays, as for hm_product_symbolic, whose FormatError it throws for bad
+  /// operands), built where it is used: the pair lists are computed and kept
+  /// on the device, equal to hm_product_symbolic's (same diagonals, pairs in
+  /// the same order). *host receives the plan's layout, ta, tb, offsets and
+  /// nmul, with empty pair lists. Returns after the work has completed on
+  /// `stream`; cudaErrorNotSupported (nothing done) when the sums of the
+  /// offsets span a range much wider than the pairs (the caller then plans
+  /// on the host and uploads); on any error the object is left empty.
+  cudaError_t symbolic(const Layout& LA, const std::vector<Index>& offA, Trans ta, const Layout& LB,
+                       const std::vector<Index>& offB, Trans tb, HmProductPlan* host, cudaStream_t stream = nullptr);
 
   /// Copies `plan` (and the schedule derived from it) to the device,
   /// replacing what was held; returns after the copy has completed on
@@ -206,7 +246,11 @@ class DeviceHmPlan {
   std::size_t bytes() const { return bytes_; }
 
  private:
+  /// The task schedule of view_ (list or enumeration) for C's offsets;
+  /// a list goes to tasks_buf_.
+  cudaError_t set_tasks(const std::vector<Index>& offsets, cudaStream_t stream);
   void* buf_ = nullptr;
+  void* tasks_buf_ = nullptr;
   std::size_t bytes_ = 0;
   DevicePlan view_{};
 };

@@ -1,0 +1,193 @@
+/* Operations on the device copy of a diag matrix (CUDA builds;
+   -mat_diag_device_ops, default on): MatScale, MatShift, MatAXPY (same
+   diagonals), MatGetDiagonal, MatDiagonalScale and MatZeroRows of a
+   sequential matrix whose values are on the device run there, with the
+   kernels of kernels/src/ops.cu; diag_ops.cpp dispatches (*done false:
+   the host operation runs, after the values come back).
+
+   The operation runs on the full values there and the device copy becomes
+   the newest (a compressed form is dropped: MatMult then reads the full
+   values). */
+#include "diag_impl.hpp"
+
+#if defined(PDIAG_PETSC_CUDA)
+#include "diag_cuda.hpp"
+
+static PetscBool DeviceOpsEligible(Mat A)
+{
+  const Mat_Diag *a = (const Mat_Diag *)A->data;
+  PetscMPIInt     size;
+
+  if (!a->device_ops || A->boundtocpu || MPI_Comm_size(PetscObjectComm((PetscObject)A), &size) || size != 1) return PETSC_FALSE;
+  return (a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The main diagonal's stored run: its first local row and length (0: not stored). */
+static void MainDiagonalRun(const Mat_Diag *a, Index *pos, Index *row, Index *len)
+{
+  *pos = *row = *len = 0;
+  if (a->scheme == pdiag::Scheme::HM) {
+    const Index k = a->hm.find_diagonal(0);
+    if (k < 0) return;
+    *pos = a->hm.start[k];
+    *row = a->layout.lo(0) - a->layout.row_begin;
+    *len = a->hm.start[k + 1] - a->hm.start[k];
+  } else {
+    const Index k = a->cdm.find_diagonal(0);
+    if (k < 0) return;
+    *pos = k * a->layout.nrows;
+    *len = a->layout.nrows;
+  }
+}
+
+PetscErrorCode MatDiagScaleDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const Index       *meta;
+  const PetscScalar *val;
+
+  PetscFunctionBegin;
+  *done = DeviceOpsEligible(A);
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::scale_values(const_cast<PetscScalar *>(val), a->nstored(), alpha, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored()));
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagShiftDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const Index       *meta;
+  const PetscScalar *val;
+  Index              pos, row, len;
+
+  PetscFunctionBegin;
+  MainDiagonalRun(a, &pos, &row, &len);
+  *done = (DeviceOpsEligible(A) && (len > 0 || a->layout.length(0) == 0)) ? PETSC_TRUE : PETSC_FALSE; /* a missing main diagonal is added on the host */
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::add_scalar(const_cast<PetscScalar *>(val) + pos, len, alpha, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const Index       *meta;
+  const PetscScalar *val;
+  PetscScalar       *vd;
+  Index              pos, row, len;
+
+  PetscFunctionBegin;
+  *done = (DeviceOpsEligible(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE;
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  MainDiagonalRun(a, &pos, &row, &len);
+  PetscCall(VecCUDAGetArrayWrite(v, &vd));
+  if (a->layout.nrows) DiagCallCUDA(cudaMemsetAsync(vd, 0, (std::size_t)a->layout.nrows * sizeof(PetscScalar), PetscDefaultCudaStream));
+  if (len) DiagCallCUDA(cudaMemcpyAsync(vd + row, val + pos, (std::size_t)len * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, PetscDefaultCudaStream));
+  PetscCall(VecCUDARestoreArrayWrite(v, &vd));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscBool *done)
+{
+  Mat_Diag          *y = (Mat_Diag *)Y->data, *x = (Mat_Diag *)X->data;
+  const Index       *my, *mx;
+  const PetscScalar *vy, *vx;
+
+  PetscFunctionBegin;
+  const bool same = x->scheme == y->scheme && x->layout == y->layout &&
+                    (y->scheme == pdiag::Scheme::HM ? x->hm.offsets == y->hm.offsets : x->cdm.koffsets == y->cdm.koffsets);
+  *done = (same && DeviceOpsEligible(Y) && DeviceOpsEligible(X)) ? PETSC_TRUE : PETSC_FALSE;
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceValues_Private(X, &mx, &vx));
+  PetscCall(MatDiagDeviceValues_Private(Y, &my, &vy));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::axpy_values(const_cast<PetscScalar *>(vy), alpha, vx, y->nstored(), PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)y->nstored()));
+  PetscCall(MatDiagDeviceValuesWritten_Private(Y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool *done)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const Index       *meta;
+  const PetscScalar *val, *ld = NULL, *rd = NULL;
+
+  PetscFunctionBegin;
+  *done = (DeviceOpsEligible(A) && (!l || MatDiagUseDevice_Private(A, l)) && (!r || MatDiagUseDevice_Private(A, r))) ? PETSC_TRUE : PETSC_FALSE;
+  if (!*done) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  if (l) PetscCall(VecCUDAGetArrayRead(l, &ld));
+  if (r) PetscCall(VecCUDAGetArrayRead(r, &rd));
+  PetscScalar *v = const_cast<PetscScalar *>(val); /* the matrix's own device buffer */
+  PetscCall(PetscLogGpuTimeBegin());
+  if (a->scheme == pdiag::Scheme::HM) {
+    const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
+    DiagCallCUDA(pdiag::cuda::hm_diagonal_scale(hv, ld, rd, PetscDefaultCudaStream));
+  } else {
+    const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
+    DiagCallCUDA(pdiag::cuda::cdm_diagonal_scale(cv, ld, rd, PetscDefaultCudaStream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored() * ((l ? 1 : 0) + (r ? 1 : 0))));
+  if (l) PetscCall(VecCUDARestoreArrayRead(l, &ld));
+  if (r) PetscCall(VecCUDARestoreArrayRead(r, &rd));
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/* rows: global rows, already checked to be in range. A missing main
+   diagonal that must hold diag is added on the host (a structure change). */
+PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool *done)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  DiagDevice        &d = a->dev;
+  const Index       *meta;
+  const PetscScalar *val;
+
+  PetscFunctionBegin;
+  const bool has_main = (a->scheme == pdiag::Scheme::HM ? a->hm.find_diagonal(0) : a->cdm.find_diagonal(0)) >= 0;
+  const bool vectors  = x && b;
+  *done = (DeviceOpsEligible(A) && (has_main || diag == 0.0 || a->layout.length(0) == 0) && (!vectors || (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b)))) ? PETSC_TRUE : PETSC_FALSE;
+  if (!*done) PetscFunctionReturn(0);
+  std::vector<Index> list(rows, rows + n);
+  PetscCall(DiagReserveDevice(&d.rows, &d.rows_cap, list.size()));
+  if (n) DiagCallCUDA(cudaMemcpy(d.rows, list.data(), list.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(list.size() * sizeof(Index))));
+  if (vectors) {
+    const PetscScalar *xd;
+    PetscScalar       *bd;
+    PetscCall(VecCUDAGetArrayRead(x, &xd));
+    PetscCall(VecCUDAGetArray(b, &bd));
+    DiagCallCUDA(pdiag::cuda::set_scaled_entries(bd, xd, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+    PetscCall(VecCUDARestoreArrayRead(x, &xd));
+    PetscCall(VecCUDARestoreArray(b, &bd));
+  }
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  PetscScalar *v = const_cast<PetscScalar *>(val); /* the matrix's own device buffer */
+  PetscCall(PetscLogGpuTimeBegin());
+  if (a->scheme == pdiag::Scheme::HM) {
+    const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
+    DiagCallCUDA(pdiag::cuda::hm_zero_rows(hv, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+  } else {
+    const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
+    DiagCallCUDA(pdiag::cuda::cdm_zero_rows(cv, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscFunctionReturn(0);
+}
+
+#endif
