@@ -419,7 +419,9 @@ cudaError_t launch_cdm_spmm(const CdmView<const T>& A, const T* X, Index ldx, In
 
 void DeviceHmPlan::reset() noexcept {
   if (buf_) cudaFree(buf_);  // errors surface at the caller's next checked call
+  if (tasks_buf_) cudaFree(tasks_buf_);
   buf_ = nullptr;
+  tasks_buf_ = nullptr;
   bytes_ = 0;
   view_ = DevicePlan{};
 }
@@ -454,37 +456,6 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
     v.min_ndiag_b = imax(v.min_ndiag_b, plan.pair_b[p] + 1);
   }
 
-  // Schedule: tasks (tile, c) by tile, then c. When most (tile, c) meet
-  // (the usual case: C's diagonals are long), the kernel enumerates every
-  // code tile * nd + c in order and skips the few that do not: no task list
-  // to build or copy (it was most of the plan's bytes). Otherwise (C's
-  // diagonals much shorter than its rows) the list is built by a counting
-  // sort over tiles.
-  const Index tile = DevicePlan::kTileRows;
-  const Index ntiles = (L.nrows + tile - 1) / tile;
-  std::vector<Index> tlo(static_cast<std::size_t>(nd)), thi(static_cast<std::size_t>(nd));
-  Index ntasks = 0;
-  for (Index c = 0; c < nd; ++c) {
-    const Index d = plan.offsets[c];
-    tlo[c] = thi[c] = 0;
-    if (L.length(d) == 0) continue;
-    tlo[c] = (L.lo(d) - L.row_begin) / tile;
-    thi[c] = (L.hi(d) - 1 - L.row_begin) / tile + 1;
-    ntasks += thi[c] - tlo[c];
-  }
-  std::vector<Index> tasks;
-  if (ntiles * nd <= 2 * ntasks + 65536) {
-    v.ntasks = ntasks ? ntiles * nd : 0;
-  } else {
-    std::vector<Index> first(static_cast<std::size_t>(ntiles) + 1, 0);  // tasks per tile, then their start
-    for (Index c = 0; c < nd; ++c)
-      for (Index t = tlo[c]; t < thi[c]; ++t) ++first[t + 1];
-    for (Index t = 0; t < ntiles; ++t) first[t + 1] += first[t];
-    tasks.resize(static_cast<std::size_t>(ntasks));
-    for (Index c = 0; c < nd; ++c)
-      for (Index t = tlo[c]; t < thi[c]; ++t) tasks[first[t]++] = t * nd + c;
-    v.ntasks = ntasks;
-  }
   // C's diagonal index by offset, over [offsets.front(), offsets.back()].
   std::vector<std::int32_t> cmap;
   if (nd > 0) {
@@ -494,15 +465,14 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
     for (Index c = 0; c < nd; ++c) cmap[plan.offsets[c] - v.cmap_lo] = static_cast<std::int32_t>(c);
   }
 
-  // One buffer: offsets | pair_start | pair_a | pair_b | tasks (Index), cmap
-  // (int32), each part copied from where it lies on the host.
+  // One buffer: offsets | pair_start | pair_a | pair_b (Index), cmap (int32),
+  // each part copied from where it lies on the host; the schedule after.
   const Index zero = 0;
   const std::pair<const void*, std::size_t> parts[] = {
       {plan.offsets.data(), std::size_t(nd) * sizeof(Index)},
       {no_start ? &zero : plan.pair_start.data(), std::size_t(nd + 1) * sizeof(Index)},
       {plan.pair_a.data(), std::size_t(np) * sizeof(Index)},
       {plan.pair_b.data(), std::size_t(np) * sizeof(Index)},
-      {tasks.data(), tasks.size() * sizeof(Index)},
       {cmap.data(), cmap.size() * sizeof(std::int32_t)}};
   std::size_t total = 0;
   for (const auto& part : parts) total += part.second;
@@ -526,11 +496,59 @@ cudaError_t DeviceHmPlan::upload(const HmProductPlan& plan, cudaStream_t stream)
   v.pair_start = d + nd;
   v.pair_a = d + 2 * nd + 1;
   v.pair_b = v.pair_a + np;
-  v.tasks = tasks.empty() ? nullptr : v.pair_b + np;
   v.cmap = bytes_cmap ? reinterpret_cast<const std::int32_t*>(static_cast<const char*>(buf) + bytes_index) : nullptr;
   buf_ = buf;
   bytes_ = bytes_index + bytes_cmap;
   view_ = v;
+  e = set_tasks(plan.offsets, stream);
+  if (e != cudaSuccess) reset();
+  return e;
+}
+
+// Schedule: tasks (tile, c) by tile, then c. When most (tile, c) meet (the
+// usual case: C's diagonals are long), the kernel enumerates every code
+// tile * nd + c in order and skips the few that do not: no task list to
+// build or copy. Otherwise (C's diagonals much shorter than its rows) the
+// list is built by a counting sort over tiles and copied to tasks_buf_.
+cudaError_t DeviceHmPlan::set_tasks(const std::vector<Index>& offsets, cudaStream_t stream) {
+  const Layout& L = view_.layout;
+  const Index nd = Index(offsets.size());
+  const Index tile = DevicePlan::kTileRows;
+  const Index ntiles = (L.nrows + tile - 1) / tile;
+  std::vector<Index> tlo(static_cast<std::size_t>(nd)), thi(static_cast<std::size_t>(nd));
+  Index ntasks = 0;
+  for (Index c = 0; c < nd; ++c) {
+    const Index d = offsets[c];
+    tlo[c] = thi[c] = 0;
+    if (L.length(d) == 0) continue;
+    tlo[c] = (L.lo(d) - L.row_begin) / tile;
+    thi[c] = (L.hi(d) - 1 - L.row_begin) / tile + 1;
+    ntasks += thi[c] - tlo[c];
+  }
+  view_.tasks = nullptr;
+  if (ntiles * nd <= 2 * ntasks + 65536) {
+    view_.ntasks = ntasks ? ntiles * nd : 0;
+    return cudaSuccess;
+  }
+  std::vector<Index> first(static_cast<std::size_t>(ntiles) + 1, 0);  // tasks per tile, then their start
+  for (Index c = 0; c < nd; ++c)
+    for (Index t = tlo[c]; t < thi[c]; ++t) ++first[t + 1];
+  for (Index t = 0; t < ntiles; ++t) first[t + 1] += first[t];
+  std::vector<Index> tasks(static_cast<std::size_t>(ntasks));
+  for (Index c = 0; c < nd; ++c)
+    for (Index t = tlo[c]; t < thi[c]; ++t) tasks[first[t]++] = t * nd + c;
+  const std::size_t bytes = tasks.size() * sizeof(Index);
+  cudaError_t e = cudaMalloc(&tasks_buf_, bytes);
+  if (e != cudaSuccess) {
+    tasks_buf_ = nullptr;
+    return e;
+  }
+  e = cudaMemcpyAsync(tasks_buf_, tasks.data(), bytes, cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);  // the host array dies on return
+  if (e != cudaSuccess) return e;
+  view_.tasks = static_cast<const Index*>(tasks_buf_);
+  view_.ntasks = ntasks;
+  bytes_ += bytes;
   return cudaSuccess;
 }
 

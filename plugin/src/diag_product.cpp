@@ -8,7 +8,9 @@
 
    Phases. The symbolic phase works from offsets alone: it computes C's
    diagonals and the pair list of every output diagonal
-   (pdiag::hm_product_symbolic), gives C zeroed HM storage with exactly those
+   (pdiag::hm_product_symbolic; for a product on the GPU the pair lists are
+   built on the device, pdiag::cuda::DeviceHmPlan::symbolic, and only C's
+   diagonals come back), gives C zeroed HM storage with exactly those
    diagonals and assembles it, so that C's storage is chosen as for any
    assembled diag matrix (HM, or CDM when C is square and CDM takes fewer
    bytes, or what C's -mat_diag_storage asks for). The plan, the MPI
@@ -279,8 +281,11 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   Mat_Diag *c = (Mat_Diag *)C->data;
 
   if (!s.mpi) {
+    /* on the GPU the pair lists are built there (except for Algorithm 1,
+       which needs no HM plan); C's diagonals come back */
     PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
-    DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty));
+    if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) PetscCall(MatDiagDeviceProductSymbolic_Private(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty, &s.hplan, &s.dev));
+    else DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty));
     PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   } else {
     PetscBool direct = (s.tx == Trans::N && x->scheme == pdiag::Scheme::HM) ? PETSC_TRUE : PETSC_FALSE;
@@ -324,7 +329,7 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     s.cdm_route = s.cplan.koffsets == c->cdm.koffsets;
   }
   if (s.variant == MAT_DIAG_PRODUCT_TILED && s.device) PetscCheck(s.cdm_route, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) needs CDM operands and result: use -mat_diag_storage cdm");
-  if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) PetscCall(MatDiagDeviceProductCreate_Private(s.hplan, &s.dev));
+
   if (!s.device && s.variant != MAT_DIAG_PRODUCT_OUTPUT_STATIONARY) PetscCall(PetscInfo(C, "diag: product algorithm %s runs on the GPU only; the CPU kernels run\n", kAlgorithms[s.variant]));
   PetscCall(KeyOf(X, &s.kx));
   PetscCall(KeyOf(Y, &s.ky));

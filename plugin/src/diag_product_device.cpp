@@ -1,8 +1,9 @@
-/* The GPU side of MatProduct for MATDIAG (CUDA builds): the numeric phase
-   of C = op(X) op(Y) and of C = A X (X dense) on the device, with the
-   kernels of kernels/src/product.cu. diag_product.cpp plans (the symbolic
-   phase stays on the host: it works from offsets alone) and decides where
-   a product runs; this file moves data and launches.
+/* The GPU side of MatProduct for MATDIAG (CUDA builds): the symbolic
+   phase's pair lists and the numeric phase of C = op(X) op(Y), and C = A X
+   (X dense), on the device, with the kernels of kernels/src/product.cu and
+   product_symbolic.cu. diag_product.cpp decides where a product runs and
+   sets up C from the diagonals the symbolic phase returns; this file moves
+   data and launches.
 
    Residency. The operands' device copies are used as they are (uploaded
    first if the host copy is newer). The result is written straight into
@@ -81,6 +82,40 @@ PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &pl
     DiagCallCUDA(e);
   }
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)p->plan.bytes()));
+  *out = p;
+  PetscFunctionReturn(0);
+}
+
+/* The symbolic phase on the device (pdiag::cuda::DeviceHmPlan::symbolic):
+   the pair lists are built where the numeric kernels read them and *hplan
+   gets C's layout, diagonals and multiply-adds only; when the device leaves
+   a plan to the host (offset sums spanning far more candidates than there
+   are pairs), the host plans and uploads. */
+PetscErrorCode MatDiagDeviceProductSymbolic_Private(const pdiag::Layout &LX, const std::vector<Index> &ox, pdiag::Trans tx, const pdiag::Layout &LY, const std::vector<Index> &oy, pdiag::Trans ty, pdiag::HmProductPlan *hplan, DiagDeviceProduct **out)
+{
+  DiagDeviceProduct *p = nullptr;
+  cudaError_t        e = cudaSuccess;
+
+  PetscFunctionBegin;
+  PetscCallCXX(p = new DiagDeviceProduct());
+  try {
+    e = p->plan.symbolic(LX, ox, tx, LY, oy, ty, hplan, PetscDefaultCudaStream);
+  } catch (const std::exception &ex) {
+    delete p;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: %s", ex.what());
+  }
+  if (e == cudaErrorNotSupported) {
+    (void)cudaGetLastError(); /* not a launch error: the host plans instead */
+    delete p;
+    DiagCallKernel(*hplan = pdiag::hm_product_symbolic(LX, ox, tx, LY, oy, ty));
+    PetscCall(MatDiagDeviceProductCreate_Private(*hplan, out));
+    PetscFunctionReturn(0);
+  }
+  if (e != cudaSuccess) {
+    delete p;
+    DiagCallCUDA(e);
+  }
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)(hplan->offsets.size() * sizeof(Index))));
   *out = p;
   PetscFunctionReturn(0);
 }

@@ -1,4 +1,4 @@
-/* The GPU numeric phase of diag products (diag_product_device.cpp), called
+/* The GPU phases of diag products (diag_product_device.cpp), called
    by diag_product.cpp. In CPU builds the functions are stubs that are never
    reached: MatDiagOnDevice_Private() is false there. */
 #pragma once
@@ -18,11 +18,16 @@ struct DiagDeviceProduct; /* the device plan and staging buffers */
 
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &, DiagDeviceProduct **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceProductSymbolic_Private(const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, pdiag::HmProductPlan *, DiagDeviceProduct **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductDestroy_Private(DiagDeviceProduct **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductNumeric_Private(DiagDeviceProduct *, const pdiag::HmProductPlan &, Mat, pdiag::Trans, Mat, pdiag::Trans, Mat, MatDiagProductVariant, PetscLogDouble);
 PETSC_INTERN PetscErrorCode MatDiagDeviceSpMM_Private(Mat, Mat, Mat);
 #else
 static inline PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &, DiagDeviceProduct **)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatDiagDeviceProductSymbolic_Private(const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, pdiag::HmProductPlan *, DiagDeviceProduct **)
 {
   return PETSC_ERR_SUP;
 }

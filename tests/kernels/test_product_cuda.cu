@@ -145,6 +145,7 @@ std::vector<std::pair<OffsetCase, OffsetCase>> case_pairs(Index mA, Index nA, In
 }
 
 int g_runs = 0;  // GPU runs compared, reported at the end of each test
+int g_symbolic_device = 0, g_symbolic_host = 0;  // plans the device built / left to the host
 
 /// Requires the values of a GPU run to match the reference within kTol.
 void compare(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
@@ -195,6 +196,38 @@ HmMatrix<double> check_hm(const HmMatrix<double>& A, Trans ta, const HmMatrix<do
   if (variants & kAtomic)
     run("atomic (Algorithm 2)",
         [&] { return cuda::hm_product_numeric_atomic(dp.view(), dA.view(), ta, dB.view(), tb, out_view(dC), stream); });
+  // the symbolic phase on the device: the same plan, and the same C from it
+  DeviceHmPlan ds;
+  HmProductPlan hs;
+  const cudaError_t es = ds.symbolic(A.layout, A.offsets, ta, B.layout, B.offsets, tb, &hs, stream);
+  if (es == cudaErrorNotSupported) {
+    ++g_symbolic_host;
+    return ref;
+  }
+  BOOST_REQUIRE_MESSAGE(es == cudaSuccess, ctx << ": device symbolic failed: " << cudaGetErrorString(es));
+  ++g_symbolic_device;
+  const DevicePlan &vh = dp.view(), &vd = ds.view();
+  BOOST_CHECK_MESSAGE(hs.offsets == plan.offsets && hs.nmul == plan.nmul && hs.layout == plan.layout &&
+                          hs.pair_a.empty(),
+                      ctx << ": device symbolic: C's diagonals or multiply-adds differ from the host's");
+  BOOST_CHECK_MESSAGE(vd.ndiag == vh.ndiag && vd.npairs == vh.npairs && vd.nstored == vh.nstored &&
+                          vd.nmul == vh.nmul && vd.ntasks == vh.ntasks && (vd.tasks == nullptr) == (vh.tasks == nullptr),
+                      ctx << ": device symbolic: plan sizes or schedule differ from the uploaded plan's");
+  const auto down = [&](const Index* p, Index n) {
+    std::vector<Index> h(static_cast<std::size_t>(n));
+    if (n) PDIAG_CUDA_REQUIRE(cudaMemcpy(h.data(), p, h.size() * sizeof(Index), cudaMemcpyDeviceToHost));
+    return h;
+  };
+  BOOST_CHECK_MESSAGE(down(vd.pair_start, vd.ndiag + 1) == plan.pair_start && down(vd.pair_a, vd.npairs) == plan.pair_a &&
+                          down(vd.pair_b, vd.npairs) == plan.pair_b && down(vd.offsets, vd.ndiag) == plan.offsets,
+                      ctx << ": device symbolic: pair lists differ from the host's");
+  if (vd.tasks) BOOST_CHECK_MESSAGE(down(vd.tasks, vd.ntasks) == down(vh.tasks, vh.ntasks), ctx << ": task lists differ");
+  if (variants & kOutputStationary)
+    run("output-stationary, device symbolic",
+        [&] { return cuda::hm_product_numeric(ds.view(), dA.view(), ta, dB.view(), tb, out_view(dC), stream); });
+  if (variants & kAtomic)
+    run("atomic, device symbolic",
+        [&] { return cuda::hm_product_numeric_atomic(ds.view(), dA.view(), ta, dB.view(), tb, out_view(dC), stream); });
   return ref;
 }
 
@@ -400,6 +433,7 @@ BOOST_AUTO_TEST_CASE(hm_row_block_times_full_window_and_transposed) {
 BOOST_AUTO_TEST_CASE(hm_table2_like_and_banded) {
   std::mt19937_64 rng(14);
   g_runs = 0;
+  g_symbolic_device = g_symbolic_host = 0;
   {
     const Index n = 2000;
     const Layout L = Layout::square(n);
@@ -425,6 +459,8 @@ BOOST_AUTO_TEST_CASE(hm_table2_like_and_banded) {
     check_hm(A9, Trans::T, B21, Trans::N, "banded n=20000 9x21", stream, kOutputStationary);
     check_hm(A21, Trans::N, B9, Trans::T, "banded n=20000 21x9", stream, kOutputStationary);
   }
+  BOOST_TEST(g_symbolic_host == 0);  // every plan here was built on the device
+  BOOST_TEST(g_symbolic_device == 7);
   BOOST_TEST_MESSAGE("table2-like and banded: " << g_runs << " GPU runs compared");
 }
 
@@ -452,6 +488,13 @@ BOOST_AUTO_TEST_CASE(hm_schedules_enumerated_and_listed) {
     check_hm(*X, Trans::N, *Y, Trans::N, what, stream);
     check_hm(*X, Trans::T, *Y, Trans::N, what, stream, kOutputStationary);
   }
+  // far corners only: the sums span 4n candidate diagonals for 4 pairs, so
+  // the device leaves the plan to the host (check_hm compares either way)
+  g_symbolic_device = g_symbolic_host = 0;
+  const std::vector<Index> far = {-(n - 1), n - 1};
+  const HmMatrix<double> F = random_hm(L, far, rng);
+  check_hm(F, Trans::N, F, Trans::N, "far corners n=400000", stream);
+  BOOST_TEST(g_symbolic_host == 1);
   BOOST_TEST_MESSAGE("schedules: " << g_runs << " GPU runs compared");
 }
 

@@ -220,6 +220,56 @@ inline void check_plan_pairs(const Plan& plan, Index ndA, Index ndB, Index ndC, 
 
 }  // namespace detail
 
+namespace detail {
+/// What both symbolic phases (pdiag::hm_product_symbolic here, the device's
+/// cuda::DeviceHmPlan::symbolic) start from, after checking the operands
+/// (FormatError as hm_product_symbolic): C's layout, op(A)'s diagonals that
+/// meet its rows (eA, with A's index ka), op(B)'s diagonals (eB, B's order),
+/// the row range of every diagonal, and the range [cmin, cmax] of the sums.
+/// Pair (q, b) contributes to rows [ib, ie) of C's diagonal eA[q] + eB[b].
+struct HmPairSpace {
+  Layout layout, LAe, LBe;
+  std::vector<Index> eA, ka, eB, loA, hiA, loB, hiB;
+  Index cmin = 0, cmax = -1;
+  void rows(std::size_t q, std::size_t b, Index& ib, Index& ie) const {
+    ib = std::max(loA[q], loB[b] - eA[q]);
+    ie = std::min(hiA[q], hiB[b] - eA[q]);
+  }
+};
+
+inline HmPairSpace hm_pair_space(const Layout& LA, const std::vector<Index>& offA, Trans ta, const Layout& LB,
+                                 const std::vector<Index>& offB, Trans tb) {
+  const Index ndA = Index(offA.size()), ndB = Index(offB.size());
+  const auto offA_at = [&](Index q) { return offA[std::size_t(q)]; };
+  const auto offB_at = [&](Index q) { return offB[std::size_t(q)]; };
+  check_offsets(LA, ndA, offA_at, "A");
+  check_offsets(LB, ndB, offB_at, "B");
+  HmPairSpace ps;
+  ps.layout = hm_product_layout(LA, ndA, offA_at, ta, LB, tb, ps.LAe, ps.LBe);
+  for (Index a = 0; a < ndA; ++a) {
+    const Index e = op_offset(offA[std::size_t(a)], ta);
+    if (ps.LAe.length(e) == 0) continue;
+    ps.eA.push_back(e);
+    ps.ka.push_back(a);
+    ps.loA.push_back(ps.LAe.lo(e));
+    ps.hiA.push_back(ps.LAe.hi(e));
+  }
+  for (Index b = 0; b < ndB; ++b) {
+    const Index e = op_offset(offB[std::size_t(b)], tb);
+    ps.eB.push_back(e);
+    ps.loB.push_back(ps.LBe.lo(e));
+    ps.hiB.push_back(ps.LBe.hi(e));
+  }
+  if (!ps.eA.empty() && !ps.eB.empty()) {
+    const auto [amin, amax] = std::minmax_element(ps.eA.begin(), ps.eA.end());
+    const auto [bmin, bmax] = std::minmax_element(ps.eB.begin(), ps.eB.end());
+    ps.cmin = *amin + *bmin;
+    ps.cmax = *amax + *bmax;
+  }
+  return ps;
+}
+}  // namespace detail
+
 /// Symbolic phase of the HM product C = op(A) op(B) from layouts and stored
 /// offsets alone (ascending, as in HmMatrix), O(ndiagA * ndiagB) pairs, no
 /// value touched. C's diagonals are the sums eA + eB of the (negated where
@@ -232,50 +282,26 @@ inline void check_plan_pairs(const Plan& plan, Index ndA, Index ndB, Index ndC, 
 /// full. Throws FormatError for mismatched dimensions or such blocks.
 inline HmProductPlan hm_product_symbolic(const Layout& LA, const std::vector<Index>& offA, Trans ta, const Layout& LB,
                                          const std::vector<Index>& offB, Trans tb) {
-  const Index ndA = Index(offA.size()), ndB = Index(offB.size());
-  const auto offA_at = [&](Index q) { return offA[std::size_t(q)]; };
-  const auto offB_at = [&](Index q) { return offB[std::size_t(q)]; };
-  detail::check_offsets(LA, ndA, offA_at, "A");
-  detail::check_offsets(LB, ndB, offB_at, "B");
-  Layout LAe, LBe;
+  const detail::HmPairSpace ps = detail::hm_pair_space(LA, offA, ta, LB, offB, tb);
   HmProductPlan plan;
-  plan.layout = detail::hm_product_layout(LA, ndA, offA_at, ta, LB, tb, LAe, LBe);
+  plan.layout = ps.layout;
   plan.ta = ta;
   plan.tb = tb;
-  // op(A)'s diagonals that meet op(A)'s rows (the rest contribute nothing)
-  std::vector<Index> eA, eB(static_cast<std::size_t>(ndB)), ka;
-  for (Index a = 0; a < ndA; ++a) {
-    const Index e = detail::op_offset(offA[std::size_t(a)], ta);
-    if (LAe.length(e) == 0) continue;
-    eA.push_back(e);
-    ka.push_back(a);
-  }
-  for (Index b = 0; b < ndB; ++b) eB[std::size_t(b)] = detail::op_offset(offB[std::size_t(b)], tb);
-  const Index nA = Index(eA.size());
   plan.pair_start.assign(1, 0);
-  if (nA == 0 || ndB == 0) return plan;
-  const auto [amin, amax] = std::minmax_element(eA.begin(), eA.end());
-  const auto [bmin, bmax] = std::minmax_element(eB.begin(), eB.end());
-  // the row ranges of the diagonals, computed once (hm_pair_rows per pair)
-  std::vector<Index> loA(eA.size()), hiA(eA.size()), loB(eB.size()), hiB(eB.size());
-  for (std::size_t q = 0; q < eA.size(); ++q) loA[q] = LAe.lo(eA[q]), hiA[q] = LAe.hi(eA[q]);
-  for (std::size_t b = 0; b < eB.size(); ++b) loB[b] = LBe.lo(eB[b]), hiB[b] = LBe.hi(eB[b]);
-  const auto rows = [&](std::size_t q, std::size_t b, Index& ib, Index& ie) {
-    ib = std::max(loA[q], loB[b] - eA[q]);
-    ie = std::min(hiA[q], hiB[b] - eA[q]);
-  };
+  const Index nA = Index(ps.eA.size()), nB = Index(ps.eB.size());
+  if (nA == 0 || nB == 0) return plan;
   const auto pair = [&](Index q, Index b, Index& c) {
     Index ib, ie;
-    rows(std::size_t(q), std::size_t(b), ib, ie);
-    c = eA[std::size_t(q)] + eB[std::size_t(b)];
+    ps.rows(std::size_t(q), std::size_t(b), ib, ie);
+    c = ps.eA[std::size_t(q)] + ps.eB[std::size_t(b)];
     return ie > ib;
   };
-  detail::group_pairs(nA, ndB, *amin + *bmin, *amax + *bmax, pair, plan, plan.offsets, ka.data());
+  detail::group_pairs(nA, nB, ps.cmin, ps.cmax, pair, plan, plan.offsets, ps.ka.data());
   // the multiply-adds: per diagonal of op(A), the rows of its pairs
   for (Index q = 0; q < nA; ++q)
-    for (Index b = 0; b < ndB; ++b) {
+    for (Index b = 0; b < nB; ++b) {
       Index ib, ie;
-      rows(std::size_t(q), std::size_t(b), ib, ie);
+      ps.rows(std::size_t(q), std::size_t(b), ib, ie);
       plan.nmul += ie > ib ? ie - ib : 0;
     }
   return plan;
