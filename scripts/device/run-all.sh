@@ -107,7 +107,13 @@ if has benchprod; then
   for d in ${T2_ROWS:-300 400 500}; do
     run benchprod.t2.$d $P -n 10000 -dga $d -dgb $d -reps 3 -algs diag,diag_atomic -products AB
   done
-  run benchprod.t2.600 $P -n 10000 -dga 600 -dgb 600 -reps 3 -algs diag,diag_atomic
+  # aijcusparse fails at 600 x 600; its ABt after two failures has crashed the whole
+  # process once (SEGV inside the peer): ABt in a process of its own
+  run benchprod.t2.600 $P -n 10000 -dga 600 -dgb 600 -reps 3 -algs diag,diag_atomic -products AB,AtB
+  run benchprod.t2.600.ABt $P -n 10000 -dga 600 -dgb 600 -reps 3 -algs diag,diag_atomic -products ABt
+  # the paper's Algorithm 1 needs CDM operands and result: all three variants on CDM storage
+  echo "n,dga,dgb,nza,nzb,nzc,ranks,product,ours,first_s,reuse_s,peer,peer_first_s,peer_reuse_s" > "$OUT/products-cdm.csv"
+  run benchprod.t2.200.cdm ${P/products.csv/products-cdm.csv} -n 10000 -dga 200 -dgb 200 -reps 3 -algs diag,diag_atomic,diag_tiled -products AB -mat_diag_storage cdm -mat_diag_max_diagonals 20000
   run benchprod.band9 $P -n 1000000 -dga 9 -dgb 9 -banded -reps 5 -algs diag,diag_atomic
   run benchprod.band21 $P -n 1000000 -dga 21 -dgb 21 -banded -reps 5 -algs diag,diag_atomic
   for k in 32 128; do
