@@ -276,6 +276,7 @@ static inline void MatDiagValuesChanged(Mat_Diag *a)
 /* diag_mult.cpp */
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);

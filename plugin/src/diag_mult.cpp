@@ -172,7 +172,7 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
    MatMultTransposeAdd only the global ones: check both, so that a wrong
    vector errors on every process instead of leaving the others in the
    ghost exchange, and is never read or written out of bounds. */
-static PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
+PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
 {
   PetscInt n, N;
 

@@ -457,26 +457,14 @@ static PetscErrorCode MatGetDiagonal_DiagAny(Mat A, Vec v)
   PetscFunctionReturn(0);
 }
 
-/* A vector of the wrong size would be read out of bounds (MatDiagonalScale
-   does not check): a PETSc error instead. */
-static PetscErrorCode CheckScaleVec(Vec v, PetscLayout map, const char *name)
-{
-  PetscInt n, N;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCall(VecGetSize(v, &N));
-  PetscCheck(n == map->n && N == map->N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: MatDiagonalScale() vector %s has local size %" PetscInt_FMT " and global size %" PetscInt_FMT ", the matrix needs %" PetscInt_FMT " and %" PetscInt_FMT, name, n, N, map->n, map->N);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatDiagonalScale_DiagAny(Mat A, Vec l, Vec r)
 {
   PetscBool done;
 
   PetscFunctionBegin;
-  if (l) PetscCall(CheckScaleVec(l, A->rmap, "l"));
-  if (r) PetscCall(CheckScaleVec(r, A->cmap, "r"));
+  /* MatDiagonalScale does not check sizes: a wrong vector would be read out of bounds */
+  if (l) PetscCall(MatDiagCheckVec_Private(l, A->rmap, "l of MatDiagonalScale()"));
+  if (r) PetscCall(MatDiagCheckVec_Private(r, A->cmap, "r of MatDiagonalScale()"));
   PetscCall(MatDiagDiagonalScaleDevice_Private(A, l, r, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatDiagonalScale_Diag)(A, l, r));
   PetscFunctionReturn(0);

@@ -1535,6 +1535,8 @@ PetscErrorCode TestBadInput()
     PetscCall(ExpectError("MatMultAdd with a wrong-size z", true, [&] { return MatMultAdd(D, x, ybad, y); }));
     PetscCall(ExpectError("MatMultTranspose with wrong-size vectors", true, [&] { return MatMultTranspose(D, ybad, x); }));
     PetscCall(ExpectError("MatMultTransposeAdd with a wrong-size z", true, [&] { return MatMultTransposeAdd(D, y, xbad, x); }));
+    PetscCall(ExpectError("MatDiagonalScale with a wrong-size l", true, [&] { return MatDiagonalScale(D, ybad, NULL); }, {"MatDiagonalScale", "l"}));
+    PetscCall(ExpectError("MatDiagonalScale with a wrong-size r", true, [&] { return MatDiagonalScale(D, NULL, xbad); }, {"MatDiagonalScale", "r"}));
     if (g_size % 2 == 0) {
       /* the right global size but another split over the processes */
       Vec      xs;
