@@ -36,19 +36,23 @@ __global__ void __launch_bounds__(kBlock) axpy_kernel(T* y, T alpha, const T* __
 
 unsigned diag_grid(Index nd) { return unsigned(nd < kMaxBlocks ? nd : kMaxBlocks); }
 
-// a(i, j) *= l[i - row_begin], then *= r[j] (the CPU reference's two roundings)
+// a(i, j) *= l[i - row_begin], then *= r[...] (the CPU reference's two
+// roundings). r is read as the x of hm_spmv / cdm_spmv: at il + shift[k]
+// (CDM: shift[k] above the wrap, shift[nd + k] below), or with a null shift
+// at the global column.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-    hm_diagonal_scale_kernel(HmView<T> A, const T* __restrict__ l, const T* __restrict__ r) {
+    hm_diagonal_scale_kernel(HmView<T> A, const T* __restrict__ l, const T* __restrict__ r, const Index* __restrict__ shift) {
   const Layout L = A.layout;
   for (Index k = blockIdx.y; k < A.ndiag; k += gridDim.y) {
     const Index d = A.offsets[k];
     const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;
+    const Index s = shift ? shift[k] : L.row_begin + d;
     T* const v = A.val + (A.start[k] - b);
     for (Index il = b + Index(blockIdx.x) * kBlock + threadIdx.x; il < e; il += Index(gridDim.x) * kBlock) {
       T a = v[il];
       if (l) a *= l[il];
-      if (r) a *= r[il + L.row_begin + d];
+      if (r) a *= r[il + s];
       v[il] = a;
     }
   }
@@ -56,15 +60,17 @@ __global__ void __launch_bounds__(kBlock)
 
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-    cdm_diagonal_scale_kernel(CdmView<T> A, const T* __restrict__ l, const T* __restrict__ r) {
+    cdm_diagonal_scale_kernel(CdmView<T> A, const T* __restrict__ l, const T* __restrict__ r, const Index* __restrict__ shift) {
   const Layout L = A.layout;
   for (Index k = blockIdx.y; k < A.ndiag; k += gridDim.y) {
     const Index kk = A.koffsets[k];
+    const Index wrap = L.ncols - kk - L.row_begin; /* local rows below it are on the sub diagonal kk - N */
+    const Index above = shift ? shift[k] : L.row_begin + kk, below = shift ? shift[A.ndiag + k] : L.row_begin + kk - L.ncols;
     T* const v = A.val + k * L.nrows;
     for (Index il = Index(blockIdx.x) * kBlock + threadIdx.x; il < L.nrows; il += Index(gridDim.x) * kBlock) {
       T a = v[il];
       if (l) a *= l[il];
-      if (r) a *= r[A.col(kk, il + L.row_begin)];
+      if (r) a *= r[il + (il < wrap ? above : below)];
       v[il] = a;
     }
   }
@@ -103,18 +109,18 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 template <class T>
-cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream) {
+cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift, cudaStream_t stream) {
   if (A.ndiag < 0 || A.layout.nrows < 0) return cudaErrorInvalidValue;
   if (A.ndiag == 0 || A.layout.nrows == 0 || (!l && !r)) return cudaSuccess;
-  hm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r);
+  hm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
   return cudaGetLastError();
 }
 
 template <class T>
-cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream) {
+cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift, cudaStream_t stream) {
   if (A.ndiag < 0 || A.layout.nrows < 0) return cudaErrorInvalidValue;
   if (A.ndiag == 0 || A.layout.nrows == 0 || (!l && !r)) return cudaSuccess;
-  cdm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r);
+  cdm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
   return cudaGetLastError();
 }
 
@@ -170,8 +176,8 @@ cudaError_t axpy_values(T* y, nodeduce_t<T> alpha, const nodeduce_t<T>* x, Index
   template cudaError_t scale_values<T>(T*, Index, T, cudaStream_t);                     \
   template cudaError_t add_scalar<T>(T*, Index, T, cudaStream_t);                       \
   template cudaError_t axpy_values<T>(T*, T, const T*, Index, cudaStream_t);              \
-  template cudaError_t hm_diagonal_scale<T>(const HmView<T>&, const T*, const T*, cudaStream_t); \
-  template cudaError_t cdm_diagonal_scale<T>(const CdmView<T>&, const T*, const T*, cudaStream_t); \
+  template cudaError_t hm_diagonal_scale<T>(const HmView<T>&, const T*, const T*, const Index*, cudaStream_t); \
+  template cudaError_t cdm_diagonal_scale<T>(const CdmView<T>&, const T*, const T*, const Index*, cudaStream_t); \
   template cudaError_t hm_zero_rows<T>(const HmView<T>&, const Index*, Index, T, cudaStream_t); \
   template cudaError_t cdm_zero_rows<T>(const CdmView<T>&, const Index*, Index, T, cudaStream_t); \
   template cudaError_t set_scaled_entries<T>(T*, const T*, const Index*, Index, T, cudaStream_t);

@@ -341,7 +341,7 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptio
       PetscCall(PetscStrallocpy(vtype, &A->defaultvectype));
     }
   }
-  PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy (sequential matrices)", "MATDIAG", a->device_ops, &a->device_ops, NULL));
+  PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatDiagSetStorage(A, storage)); /* after the options block: an error here must not leave it open */

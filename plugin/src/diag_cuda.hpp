@@ -1,6 +1,7 @@
 /* What the CUDA-side files of the plugin (diag_device.cpp,
-   diag_product_device.cpp) share: the CUDA error check and growable device
-   buffers. CUDA builds only. */
+   diag_device_ops.cpp, diag_product_device.cpp) share: the CUDA error
+   check, growable device buffers and the device metadata's blocks. CUDA
+   builds only. */
 #pragma once
 
 #include "diag_impl.hpp"
@@ -35,3 +36,11 @@ static inline PetscErrorCode DiagReserveDevice(T **p, std::size_t *cap, std::siz
   *cap = n;
   PetscFunctionReturn(0);
 }
+
+/* Device pointers of the metadata blocks (MatDiagDeviceUploadMeta's
+   layout): offsets, HM starts, and shift block `which` (0: owned columns,
+   1 and 2: ghost work vector below / above the interior rows, 3:
+   MatMultTranspose's work vector). */
+static inline const Index *MatDiagDevOffsets(const DiagDevice &d) { return d.meta; }
+static inline const Index *MatDiagDevStart(const DiagDevice &d) { return d.hm ? d.meta + d.nd : nullptr; }
+static inline const Index *MatDiagDevShift(const DiagDevice &d, int which) { return d.meta + d.nd + (d.hm ? d.nd + 1 : 0) + which * d.nslot; }

@@ -354,10 +354,6 @@ PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
   PetscFunctionReturn(0);
 }
 
-/* Device pointers of the metadata blocks. */
-static inline const Index *DevOffsets(const DiagDevice &d) { return d.meta; }
-static inline const Index *DevStart(const DiagDevice &d) { return d.hm ? d.meta + d.nd : nullptr; }
-static inline const Index *DevShift(const DiagDevice &d, int which) { return d.meta + d.nd + (d.hm ? d.nd + 1 : 0) + which * d.nslot; }
 
 /* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift block `which`. */
 static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi)
@@ -367,13 +363,13 @@ static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar 
   PetscFunctionBegin;
   if (lo >= hi) PetscFunctionReturn(0);
   if (d.compressed) {
-    DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else if (d.hm) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), DevStart(d), d.val};
-    DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), MatDiagDevStart(d), d.val};
+    DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else {
-    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), d.val};
-    DiagCallCUDA(pdiag::cuda::cdm_spmv(v, x, y, z, DevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), d.val};
+    DiagCallCUDA(pdiag::cuda::cdm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   }
   PetscFunctionReturn(0);
 }
@@ -440,13 +436,13 @@ PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   if (size == 1 && z == y) PetscCall(VecCUDAGetArray(y, &yd));
   else PetscCall(VecCUDAGetArrayWrite(out, &yd));
   if (size == 1 && z == y) zd = yd;
-  const Index *shift = size > 1 ? DevShift(d, 3) : NULL;
+  const Index *shift = size > 1 ? MatDiagDevShift(d, 3) : NULL;
   PetscCall(PetscLogGpuTimeBegin());
   if (d.hm) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), DevStart(d), d.val};
+    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), MatDiagDevStart(d), d.val};
     DiagCallCUDA(pdiag::cuda::hm_spmv_t(v, xd, yd, ny, zd, shift, PetscDefaultCudaStream));
   } else {
-    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, DevOffsets(d), d.val};
+    const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), d.val};
     DiagCallCUDA(pdiag::cuda::cdm_spmv_t(v, xd, yd, ny, zd, shift, PetscDefaultCudaStream));
   }
   PetscCall(PetscLogGpuTimeEnd());

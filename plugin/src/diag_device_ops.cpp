@@ -1,9 +1,17 @@
 /* Operations on the device copy of a diag matrix (CUDA builds;
    -mat_diag_device_ops, default on): MatScale, MatShift, MatAXPY (same
-   diagonals), MatGetDiagonal, MatDiagonalScale and MatZeroRows of a
-   sequential matrix whose values are on the device run there, with the
-   kernels of kernels/src/ops.cu; diag_ops.cpp dispatches (*done false:
-   the host operation runs, after the values come back).
+   diagonals), MatGetDiagonal, MatDiagonalScale and MatZeroRows of a matrix
+   whose values are on the device run there, with the kernels of
+   kernels/src/ops.cu; diag_ops.cpp dispatches (*done false: the host
+   operation runs, after the values come back).
+
+   Under MPI every process takes the same path (the host operations are
+   collective where the structure may change, and MatDiagonalScale's
+   right vector is gathered with one scatter either way): the device path
+   runs only when it can on every process. The operations are local to a
+   process's rows but for the right scaling, whose gathered column entries
+   land in the device work vector of MatMultTranspose (the ghost exchange
+   stages through the host: this MPI is not CUDA-aware).
 
    The operation runs on the full values there and the device copy becomes
    the newest (a compressed form is dropped: MatMult then reads the full
@@ -13,13 +21,28 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
-static PetscBool DeviceOpsEligible(Mat A)
+/* Whether this process can run an operation on A's device copy: its values
+   are there and its ghost layout is current (so that fetching them is not
+   a collective set-up step). */
+static PetscBool DeviceOpsLocal(Mat A)
 {
   const Mat_Diag *a = (const Mat_Diag *)A->data;
-  PetscMPIInt     size;
 
-  if (!a->device_ops || A->boundtocpu || MPI_Comm_size(PetscObjectComm((PetscObject)A), &size) || size != 1) return PETSC_FALSE;
+  if (!a->device_ops || A->boundtocpu || !a->ghost_valid) return PETSC_FALSE;
   return (a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Collective: *done becomes true on every process if local is true on every
+   process. */
+static PetscErrorCode DeviceOpsAgree(Mat A, PetscBool local, PetscBool *done)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  *done = local;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size > 1) PetscCall(MPIU_Allreduce(&local, done, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(0);
 }
 
 /* The main diagonal's stored run: its first local row and length (0: not stored). */
@@ -47,7 +70,7 @@ PetscErrorCode MatDiagScaleDevice_Private(Mat A, PetscScalar alpha, PetscBool *d
   const PetscScalar *val;
 
   PetscFunctionBegin;
-  *done = DeviceOpsEligible(A);
+  PetscCall(DeviceOpsAgree(A, DeviceOpsLocal(A), done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
   PetscCall(PetscLogGpuTimeBegin());
@@ -67,7 +90,7 @@ PetscErrorCode MatDiagShiftDevice_Private(Mat A, PetscScalar alpha, PetscBool *d
 
   PetscFunctionBegin;
   MainDiagonalRun(a, &pos, &row, &len);
-  *done = (DeviceOpsEligible(A) && (len > 0 || a->layout.length(0) == 0)) ? PETSC_TRUE : PETSC_FALSE; /* a missing main diagonal is added on the host */
+  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (len > 0 || a->layout.length(0) == 0)) ? PETSC_TRUE : PETSC_FALSE, done)); /* a missing main diagonal is added on the host */
   if (!*done) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
   PetscCall(PetscLogGpuTimeBegin());
@@ -87,7 +110,7 @@ PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
   Index              pos, row, len;
 
   PetscFunctionBegin;
-  *done = (DeviceOpsEligible(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
   MainDiagonalRun(a, &pos, &row, &len);
@@ -107,7 +130,7 @@ PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscB
   PetscFunctionBegin;
   const bool same = x->scheme == y->scheme && x->layout == y->layout &&
                     (y->scheme == pdiag::Scheme::HM ? x->hm.offsets == y->hm.offsets : x->cdm.koffsets == y->cdm.koffsets);
-  *done = (same && DeviceOpsEligible(Y) && DeviceOpsEligible(X)) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(DeviceOpsAgree(Y, (same && DeviceOpsLocal(Y) && DeviceOpsLocal(X)) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceValues_Private(X, &mx, &vx));
   PetscCall(MatDiagDeviceValues_Private(Y, &my, &vy));
@@ -122,56 +145,78 @@ PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscB
 PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool *done)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
+  DiagDevice        &d = a->dev;
+  const Index       *meta, *shift = NULL;
   const PetscScalar *val, *ld = NULL, *rd = NULL;
+  PetscMPIInt        size;
 
   PetscFunctionBegin;
-  *done = (DeviceOpsEligible(A) && (!l || MatDiagUseDevice_Private(A, l)) && (!r || MatDiagUseDevice_Private(A, r))) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (!l || MatDiagUseDevice_Private(A, l)) && (!r || MatDiagUseDevice_Private(A, r))) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  /* under MPI r's entries that the rows reach are gathered as for
+     MatMultTranspose and read through its shifts */
+  Vec rsrc = r;
+  if (r && size > 1) {
+    PetscCall(VecScatterBegin(a->tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(a->tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+    rsrc  = d.tr_work;
+    shift = MatDiagDevShift(d, 3);
+  }
   if (l) PetscCall(VecCUDAGetArrayRead(l, &ld));
-  if (r) PetscCall(VecCUDAGetArrayRead(r, &rd));
+  if (r) PetscCall(VecCUDAGetArrayRead(rsrc, &rd));
   PetscScalar *v = const_cast<PetscScalar *>(val); /* the matrix's own device buffer */
   PetscCall(PetscLogGpuTimeBegin());
   if (a->scheme == pdiag::Scheme::HM) {
     const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
-    DiagCallCUDA(pdiag::cuda::hm_diagonal_scale(hv, ld, rd, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_diagonal_scale(hv, ld, rd, shift, PetscDefaultCudaStream));
   } else {
     const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
-    DiagCallCUDA(pdiag::cuda::cdm_diagonal_scale(cv, ld, rd, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::cdm_diagonal_scale(cv, ld, rd, shift, PetscDefaultCudaStream));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored() * ((l ? 1 : 0) + (r ? 1 : 0))));
   if (l) PetscCall(VecCUDARestoreArrayRead(l, &ld));
-  if (r) PetscCall(VecCUDARestoreArrayRead(r, &rd));
+  if (r) PetscCall(VecCUDARestoreArrayRead(rsrc, &rd));
   PetscCall(MatDiagDeviceValuesWritten_Private(A));
   PetscFunctionReturn(0);
 }
 
-/* rows: global rows, already checked to be in range. A missing main
-   diagonal that must hold diag is added on the host (a structure change). */
+/* rows: global rows (of any process), already checked to be in range; each
+   process zeroes its own. A missing main diagonal that must hold diag is
+   added on the host (a structure change). */
 PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool *done)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
   DiagDevice        &d = a->dev;
   const Index       *meta;
   const PetscScalar *val;
+  PetscInt           nloc, *lrows;
 
   PetscFunctionBegin;
   const bool has_main = (a->scheme == pdiag::Scheme::HM ? a->hm.find_diagonal(0) : a->cdm.find_diagonal(0)) >= 0;
   const bool vectors  = x && b;
-  *done = (DeviceOpsEligible(A) && (has_main || diag == 0.0 || a->layout.length(0) == 0) && (!vectors || (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b)))) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (has_main || diag == 0.0 || a->layout.length(0) == 0) && (!vectors || (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b)))) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
-  std::vector<Index> list(rows, rows + n);
+  PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL)); /* collective: every process's rows reach their owner */
+  /* one upload: the local rows (for x and b), then the same rows as global rows (for the kernels) */
+  std::vector<Index> list((std::size_t)2 * nloc);
+  for (PetscInt q = 0; q < nloc; q++) {
+    list[q]        = lrows[q];
+    list[nloc + q] = a->layout.row_begin + lrows[q];
+  }
+  PetscCall(PetscFree(lrows));
   PetscCall(DiagReserveDevice(&d.rows, &d.rows_cap, list.size()));
-  if (n) DiagCallCUDA(cudaMemcpy(d.rows, list.data(), list.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  if (nloc) DiagCallCUDA(cudaMemcpy(d.rows, list.data(), list.size() * sizeof(Index), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(list.size() * sizeof(Index))));
+  const Index *local = d.rows, *global = d.rows + nloc;
   if (vectors) {
     const PetscScalar *xd;
     PetscScalar       *bd;
     PetscCall(VecCUDAGetArrayRead(x, &xd));
     PetscCall(VecCUDAGetArray(b, &bd));
-    DiagCallCUDA(pdiag::cuda::set_scaled_entries(bd, xd, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::set_scaled_entries(bd, xd, local, (Index)nloc, diag, PetscDefaultCudaStream));
     PetscCall(VecCUDARestoreArrayRead(x, &xd));
     PetscCall(VecCUDARestoreArray(b, &bd));
   }
@@ -180,10 +225,10 @@ PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt r
   PetscCall(PetscLogGpuTimeBegin());
   if (a->scheme == pdiag::Scheme::HM) {
     const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
-    DiagCallCUDA(pdiag::cuda::hm_zero_rows(hv, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_zero_rows(hv, global, (Index)nloc, diag, PetscDefaultCudaStream));
   } else {
     const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
-    DiagCallCUDA(pdiag::cuda::cdm_zero_rows(cv, d.rows, (Index)n, diag, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::cdm_zero_rows(cv, global, (Index)nloc, diag, PetscDefaultCudaStream));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(MatDiagDeviceValuesWritten_Private(A));

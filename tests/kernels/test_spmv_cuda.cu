@@ -530,10 +530,12 @@ BOOST_AUTO_TEST_CASE(elementwise_value_ops) {
 }
 
 // MatDiagonalScale and MatZeroRows on the device (HM and CDM, with and
-// without l or r; rows including the first and last, b = diag x on them)
-// against the CPU references: the same arithmetic, so bit-identical.
+// without l or r, r also read through shifts from a padded copy as under
+// MPI; rows including the first and last, b = diag x on them) against the
+// CPU references: the same arithmetic, so bit-identical.
 BOOST_AUTO_TEST_CASE(diagonal_scale_and_zero_rows) {
   std::mt19937_64 rng(31);
+  constexpr Index kPad = 3;
   for (Index n : {Index(1), Index(17), Index(1000)}) {
     std::vector<Index> offs;
     for (Index d : {Index(-3), Index(-1), Index(0), Index(2), Index(5)})
@@ -541,29 +543,40 @@ BOOST_AUTO_TEST_CASE(diagonal_scale_and_zero_rows) {
     const HmMatrix<double> H = random_hm(Layout::square(n), offs, rng);
     const CdmMatrix<double> C = cdm_from_hm(H);
     const std::vector<double> l = random_vector(n, rng), r = random_vector(n, rng), x = random_vector(n, rng);
+    // r behind kPad entries that must not be read (NaN would show in the values)
+    std::vector<double> r_padded(kPad, std::nan(""));
+    r_padded.insert(r_padded.end(), r.begin(), r.end());
+    std::vector<Index> hm_shift, cdm_shift(2 * C.koffsets.size());
+    for (Index d : H.offsets) hm_shift.push_back(d + kPad);
+    for (std::size_t k = 0; k < C.koffsets.size(); ++k) {
+      cdm_shift[k] = C.koffsets[k] + kPad;
+      cdm_shift[C.koffsets.size() + k] = C.koffsets[k] - n + kPad;
+    }
     std::vector<Index> rows = {0, n / 2, n - 1};
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     const Index nr = Index(rows.size());
-    DeviceArray<double> dl(l), dr(r), dx(x);
-    DeviceArray<Index> drows(rows);
-    for (int which = 0; which < 3; ++which) {  // l and r, l only, r only
+    DeviceArray<double> dl(l), dr(r), dx(x), dr_padded(r_padded);
+    DeviceArray<Index> drows(rows), dhm_shift(hm_shift), dcdm_shift(cdm_shift);
+    for (int which = 0; which < 4; ++which) {  // l and r, l only, r only, l and r through shifts
+      const bool shifted = which == 3;
       const double* lp = which == 2 ? nullptr : l.data();
-      const double* rp = which == 1 ? nullptr : r.data();
-      const std::string what = "n=" + std::to_string(n) + (which == 0 ? " l,r" : which == 1 ? " l" : " r");
+      const double* rp = which == 1 ? nullptr : (shifted ? r_padded.data() : r.data());
+      const double* drp = which == 1 ? nullptr : (shifted ? dr_padded.get() : dr.get());
+      const std::string what = "n=" + std::to_string(n) + (which == 0 ? " l,r" : which == 1 ? " l" : which == 2 ? " r" : " l,r shifted");
       HmMatrix<double> Hc = H;
       CdmMatrix<double> Cc = C;
       DeviceHm<double> dH(H);
       DeviceCdm<double> dC(C);
       const HmView<double> hv{dH.layout, dH.ndiag, dH.offsets.get(), dH.start.get(), dH.val.get()};
       const CdmView<double> cv{dC.layout, dC.ndiag, dC.koffsets.get(), dC.val.get()};
-      PDIAG_CUDA_REQUIRE(pdiag::cuda::hm_diagonal_scale(hv, lp ? dl.get() : nullptr, rp ? dr.get() : nullptr, stream));
-      PDIAG_CUDA_REQUIRE(pdiag::cuda::cdm_diagonal_scale(cv, lp ? dl.get() : nullptr, rp ? dr.get() : nullptr, stream));
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::hm_diagonal_scale(hv, lp ? dl.get() : nullptr, drp, shifted ? dhm_shift.get() : nullptr, stream));
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::cdm_diagonal_scale(cv, lp ? dl.get() : nullptr, drp, shifted ? dcdm_shift.get() : nullptr, stream));
       PDIAG_CUDA_REQUIRE(pdiag::cuda::hm_zero_rows(hv, drows.get(), nr, 3.5, stream));
       PDIAG_CUDA_REQUIRE(pdiag::cuda::cdm_zero_rows(cv, drows.get(), nr, 3.5, stream));
       sync_checked(stream, "diagonal scale, zero rows");
-      pdiag::hm_diagonal_scale(Hc.view(), lp, rp);
-      pdiag::cdm_diagonal_scale(Cc.view(), lp, rp);
+      pdiag::hm_diagonal_scale(Hc.view(), lp, rp, shifted ? hm_shift.data() : nullptr);
+      pdiag::cdm_diagonal_scale(Cc.view(), lp, rp, shifted ? cdm_shift.data() : nullptr);
       bool missing = false;
       pdiag::zero_rows(Hc.view(), rows.data(), nr, 3.5, missing);
       BOOST_REQUIRE(!missing);
@@ -571,6 +584,12 @@ BOOST_AUTO_TEST_CASE(diagonal_scale_and_zero_rows) {
       BOOST_REQUIRE(!missing);
       BOOST_CHECK_MESSAGE(dH.val.download() == Hc.val, "HM " << what << ": device values differ from the CPU's");
       BOOST_CHECK_MESSAGE(dC.val.download() == Cc.val, "CDM " << what << ": device values differ from the CPU's");
+      if (shifted) {  // and the same values as with the unpadded r
+        HmMatrix<double> Hu = H;
+        pdiag::hm_diagonal_scale(Hu.view(), lp, r.data());
+        pdiag::zero_rows(Hu.view(), rows.data(), nr, 3.5, missing);
+        BOOST_CHECK_MESSAGE(Hu.val == Hc.val, "HM " << what << ": shifted r scales differently");
+      }
     }
     std::vector<double> b = random_vector(n, rng);
     DeviceArray<double> db(b);

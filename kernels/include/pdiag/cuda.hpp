@@ -116,13 +116,15 @@ cudaError_t add_scalar(T* val, Index n, nodeduce_t<T> alpha, cudaStream_t stream
 /// y[p] += alpha x[p], p in [0, n) (MatAXPY of two blocks of one structure).
 template <class T>
 cudaError_t axpy_values(T* y, nodeduce_t<T> alpha, const nodeduce_t<T>* x, Index n, cudaStream_t stream = nullptr);
-/// MatDiagonalScale of a sequential block: a(i, j) *= l[i - row_begin], then
-/// *= r[j] (hm_diagonal_scale / cdm_diagonal_scale of pdiag/cpu.hpp with no
-/// shift); l or r may be null. The view's arrays are device arrays.
+/// MatDiagonalScale: a(i, j) *= l[i - row_begin], then *= r at j's place
+/// (hm_diagonal_scale / cdm_diagonal_scale of pdiag/cpu.hpp): r is read like
+/// the x of hm_spmv / cdm_spmv, through the per-slot shifts (a gathered
+/// column work vector under MPI) or, with a null shift, at the global
+/// column. l or r may be null. Every array is a device array.
 template <class T>
-cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream = nullptr);
+cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift = nullptr, cudaStream_t stream = nullptr);
 template <class T>
-cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, cudaStream_t stream = nullptr);
+cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift = nullptr, cudaStream_t stream = nullptr);
 /// MatZeroRows: every stored entry of the listed global rows (each inside
 /// the block, no duplicates needed) set to 0, the main diagonal's to diag
 /// (pdiag::zero_rows; the caller adds a missing main diagonal first).
@@ -140,8 +142,8 @@ cudaError_t set_scaled_entries(T* dst, const nodeduce_t<T>* src, const Index* ro
   extern template cudaError_t scale_values<T>(T*, Index, T, cudaStream_t);                    \
   extern template cudaError_t add_scalar<T>(T*, Index, T, cudaStream_t);                      \
   extern template cudaError_t axpy_values<T>(T*, T, const T*, Index, cudaStream_t);           \
-  extern template cudaError_t hm_diagonal_scale<T>(const HmView<T>&, const T*, const T*, cudaStream_t); \
-  extern template cudaError_t cdm_diagonal_scale<T>(const CdmView<T>&, const T*, const T*, cudaStream_t); \
+  extern template cudaError_t hm_diagonal_scale<T>(const HmView<T>&, const T*, const T*, const Index*, cudaStream_t); \
+  extern template cudaError_t cdm_diagonal_scale<T>(const CdmView<T>&, const T*, const T*, const Index*, cudaStream_t); \
   extern template cudaError_t hm_zero_rows<T>(const HmView<T>&, const Index*, Index, T, cudaStream_t); \
   extern template cudaError_t cdm_zero_rows<T>(const CdmView<T>&, const Index*, Index, T, cudaStream_t); \
   extern template cudaError_t set_scaled_entries<T>(T*, const T*, const Index*, Index, T, cudaStream_t);
