@@ -58,7 +58,11 @@
    (diagcuda types, or diag matrices with CUDA default vectors, not bound to
    the CPU) runs its numeric phase there (diag_product_device.cpp) and
    leaves C, a diagcuda matrix, on the device; so does C = A X with A on
-   the device and X a MATSEQDENSECUDA. MPI products run on the CPU. */
+   the device and X a MATSEQDENSECUDA. Under MPI the same holds when the
+   operands are on the device on every process: the gathers of the rows of
+   op(X) and op(Y) scatter between device arrays (staged through the host
+   by PETSc when MPI is not CUDA-aware) and the local product runs on the
+   device. */
 #include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
 
@@ -275,7 +279,13 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   s.mpi        = size > 1;
   s.cbuf_ready = false;
   s.cdm_route  = false;
-  s.device     = !s.mpi && MatDiagOnDevice_Private(X) && MatDiagOnDevice_Private(Y);
+  {
+    /* on the GPU when both operands are there, on every process */
+    PetscBool device = (MatDiagOnDevice_Private(X) && MatDiagOnDevice_Private(Y)) ? PETSC_TRUE : PETSC_FALSE;
+    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    s.device = device;
+  }
+  PetscCheck(!(s.mpi && s.device && s.variant == MAT_DIAG_PRODUCT_TILED), PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) runs on one process only; use diag or diag_atomic under MPI");
   const PetscLayout rx = s.tx == Trans::N ? X->rmap : X->cmap, cy = s.ty == Trans::N ? Y->cmap : Y->rmap;
   PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->max_diagonals, y->max_diagonals), s.device ? MATDIAGCUDA : MATDIAG));
   Mat_Diag *c = (Mat_Diag *)C->data;
@@ -304,7 +314,8 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     if (c0 >= c1) c0 = c1 = 0;
     PetscCall(GatherBuild(s.gy, Y, s.ty, c0, c1));
     PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
-    DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
+    if (s.device) PetscCall(MatDiagDeviceProductSymbolic_Private(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N, &s.hplan, &s.dev));
+    else DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
     PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   }
   PetscCall(MatDiagCheckCountAll_Private(C, (Index)s.hplan.offsets.size()));
@@ -356,9 +367,17 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
     PetscCall(PetscInfo(C, "diag: the diagonals of an operand or of the result changed since the symbolic phase: redoing it\n"));
     PetscCall(StepSymbolic(s, X, Y, C));
   }
-  if (s.device) {
+  if (s.device && !s.mpi) {
     const bool tiled = s.variant == MAT_DIAG_PRODUCT_TILED;
     PetscCall(MatDiagDeviceProductNumeric_Private(s.dev, s.hplan, X, s.tx, Y, s.ty, C, s.variant, (PetscLogDouble)(tiled ? s.cplan.nmul : s.hplan.nmul)));
+    PetscFunctionReturn(0);
+  }
+  if (s.device) { /* MPI: the gathers run between device arrays, then the kernels as on one process */
+    pdiag::HmView<const PetscScalar> xv, yv;
+    if (s.x_direct) PetscCall(MatDiagDeviceOperand_Private(s.dev, X, &xv));
+    else PetscCall(MatDiagDeviceGather_Private(s.dev, 0, X, s.gx.sct, s.gx.blk, &xv));
+    PetscCall(MatDiagDeviceGather_Private(s.dev, 1, Y, s.gy.sct, s.gy.blk, &yv));
+    PetscCall(MatDiagDeviceProductNumericViews_Private(s.dev, s.hplan, xv, Trans::N, yv, Trans::N, C, s.variant, (PetscLogDouble)s.hplan.nmul));
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagSyncHost_Private(X));

@@ -1,12 +1,13 @@
 /* MatProduct for MATDIAG with a dense right-hand side: C = A X, X
    column-major with its leading dimension (MATSEQDENSE / MATMPIDENSE, or
-   MATSEQDENSECUDA with A on the GPU), any number of columns, C dense. The
-   arithmetic is pdiag::hm_spmm / cdm_spmm (kernels/), on the GPU
-   MatDiagDeviceSpMM_Private (diag_product_device.cpp). Under MPI the rows of
-   X that the process's diagonals reach (the merged column intervals, as for
-   MatMultTranspose's work vector) are gathered for all columns with one
-   VecScatter built in the symbolic phase; the SpMM kernel reads them
-   through per-diagonal shifts. Installed by MatProductSetFromOptions_Diag
+   MATSEQDENSECUDA / MATMPIDENSECUDA with A on the GPU), any number of
+   columns, C dense. The arithmetic is pdiag::hm_spmm / cdm_spmm (kernels/),
+   on the GPU MatDiagDeviceSpMM_Private (diag_product_device.cpp). Under MPI
+   the rows of X that the process's diagonals reach (the merged column
+   intervals, as for MatMultTranspose's work vector) are gathered for all
+   columns with one VecScatter built in the symbolic phase (on the GPU
+   between device arrays); the SpMM kernel reads them through per-diagonal
+   shifts. Installed by MatProductSetFromOptions_Diag
    (diag_product.cpp). */
 #include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
@@ -21,7 +22,7 @@ using namespace diag_product;
 namespace {
 
 struct DenseStep {
-  bool                     mpi = false, device = false; /* device: A on the GPU, X a MATSEQDENSECUDA */
+  bool                     mpi = false, device = false; /* device: A on the GPU, X a dense CUDA matrix (every process) */
   Key                      ka;
   PetscInt                 ldx = -1, k = -1;
   Vec                      src = nullptr, dst = nullptr; /* MPI: X's local arrays -> W */
@@ -29,6 +30,7 @@ struct DenseStep {
   std::vector<PetscScalar> W; /* the rows of X this process's diagonals reach, column-major, ld nw */
   Index                    nw = 0;
   std::vector<Index>       shift; /* per kernel slot: row il of A reads W's row il + shift */
+  DiagDeviceDense         *dev = nullptr; /* MPI on the GPU: W and shift on the device */
 };
 
 PetscErrorCode DenseDestroy(DenseStep &s)
@@ -37,6 +39,7 @@ PetscErrorCode DenseDestroy(DenseStep &s)
   PetscCall(VecScatterDestroy(&s.sct));
   PetscCall(VecDestroy(&s.src));
   PetscCall(VecDestroy(&s.dst));
+  PetscCall(MatDiagDeviceDenseDestroy_Private(&s.dev));
   s.W.clear();
   PetscFunctionReturn(0);
 }
@@ -55,9 +58,11 @@ PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
   PetscCall(CommSize(A, &size));
   s.mpi = size > 1;
   {
-    PetscBool xcuda;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSECUDA, &xcuda));
-    s.device = !s.mpi && xcuda && MatDiagOnDevice_Private(A);
+    PetscBool xcuda, device;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &xcuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
+    device = (xcuda && MatDiagOnDevice_Private(A)) ? PETSC_TRUE : PETSC_FALSE;
+    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+    s.device = device;
   }
   PetscCall(KeyOf(A, &s.ka));
   PetscCall(MatDenseGetLDA(X, &s.ldx));
@@ -134,6 +139,7 @@ PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
   PetscCall(VecScatterCreate(s.src, isf, s.dst, ist, &s.sct));
   PetscCall(ISDestroy(&isf));
   PetscCall(ISDestroy(&ist));
+  if (s.device) PetscCall(MatDiagDeviceDenseCreate_Private(PetscObjectComm((PetscObject)A), (PetscInt)nlocal, s.nw, k, s.shift, &s.dev));
   PetscFunctionReturn(0);
 }
 
@@ -174,9 +180,10 @@ static PetscErrorCode MatProductNumeric_DiagDense(Mat C)
   if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   if (stale) PetscCall(DenseBuild(s, A, X));
   PetscBool ccuda;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &ccuda));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &ccuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ccuda, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
   if (s.device && ccuda) {
-    PetscCall(MatDiagDeviceSpMM_Private(A, X, C));
+    PetscCall(MatDiagDeviceSpMM_Private(A, X, C, s.sct, s.dev));
     PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
     PetscFunctionReturn(0);

@@ -15,13 +15,19 @@ enum MatDiagProductVariant {
 };
 
 struct DiagDeviceProduct; /* the device plan and staging buffers */
+struct DiagDeviceDense;   /* MPI: the device gather of a dense operand's rows */
 
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &, DiagDeviceProduct **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductSymbolic_Private(const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, const pdiag::Layout &, const std::vector<Index> &, pdiag::Trans, pdiag::HmProductPlan *, DiagDeviceProduct **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductDestroy_Private(DiagDeviceProduct **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceProductNumeric_Private(DiagDeviceProduct *, const pdiag::HmProductPlan &, Mat, pdiag::Trans, Mat, pdiag::Trans, Mat, MatDiagProductVariant, PetscLogDouble);
-PETSC_INTERN PetscErrorCode MatDiagDeviceSpMM_Private(Mat, Mat, Mat);
+PETSC_INTERN PetscErrorCode MatDiagDeviceGather_Private(DiagDeviceProduct *, int, Mat, VecScatter, const Hm &, pdiag::HmView<const PetscScalar> *);
+PETSC_INTERN PetscErrorCode MatDiagDeviceOperand_Private(DiagDeviceProduct *, Mat, pdiag::HmView<const PetscScalar> *);
+PETSC_INTERN PetscErrorCode MatDiagDeviceProductNumericViews_Private(DiagDeviceProduct *, const pdiag::HmProductPlan &, const pdiag::HmView<const PetscScalar> &, pdiag::Trans, const pdiag::HmView<const PetscScalar> &, pdiag::Trans, Mat, MatDiagProductVariant, PetscLogDouble);
+PETSC_INTERN PetscErrorCode MatDiagDeviceDenseCreate_Private(MPI_Comm, PetscInt, Index, Index, const std::vector<Index> &, DiagDeviceDense **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceDenseDestroy_Private(DiagDeviceDense **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceSpMM_Private(Mat, Mat, Mat, VecScatter, DiagDeviceDense *);
 #else
 static inline PetscErrorCode MatDiagDeviceProductCreate_Private(const pdiag::HmProductPlan &, DiagDeviceProduct **)
 {
@@ -39,7 +45,27 @@ static inline PetscErrorCode MatDiagDeviceProductNumeric_Private(DiagDeviceProdu
 {
   return PETSC_ERR_SUP;
 }
-static inline PetscErrorCode MatDiagDeviceSpMM_Private(Mat, Mat, Mat)
+static inline PetscErrorCode MatDiagDeviceGather_Private(DiagDeviceProduct *, int, Mat, VecScatter, const Hm &, pdiag::HmView<const PetscScalar> *)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatDiagDeviceOperand_Private(DiagDeviceProduct *, Mat, pdiag::HmView<const PetscScalar> *)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatDiagDeviceProductNumericViews_Private(DiagDeviceProduct *, const pdiag::HmProductPlan &, const pdiag::HmView<const PetscScalar> &, pdiag::Trans, const pdiag::HmView<const PetscScalar> &, pdiag::Trans, Mat, MatDiagProductVariant, PetscLogDouble)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatDiagDeviceDenseCreate_Private(MPI_Comm, PetscInt, Index, Index, const std::vector<Index> &, DiagDeviceDense **)
+{
+  return PETSC_ERR_SUP;
+}
+static inline PetscErrorCode MatDiagDeviceDenseDestroy_Private(DiagDeviceDense **)
+{
+  return 0;
+}
+static inline PetscErrorCode MatDiagDeviceSpMM_Private(Mat, Mat, Mat, VecScatter, DiagDeviceDense *)
 {
   return PETSC_ERR_SUP;
 }

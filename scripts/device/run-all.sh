@@ -3,7 +3,8 @@
 # all): kernels (CUDA kernel tests), sanitize (the same under compute-
 # sanitizer memcheck and racecheck; SANITIZE="bin/test_x ..." picks tests,
 # SANITIZE_FILTER a Boost.Test --run_test filter), devops (test_gpu with
-# -mat_diag_device_ops, and under memcheck), profile (-log_view of a product),
+# -mat_diag_device_ops, and under memcheck), mpisan (MPI device paths under
+# memcheck and initcheck on 2 ranks), profile (-log_view of a product),
 # plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
@@ -43,14 +44,16 @@ if has plugin; then
   run test_gpu.np1 mpiexec -n 1 bin/test_gpu
   run test_gpu.np2 mpiexec -n 2 bin/test_gpu
   run test_gpu.np4 mpiexec -n 4 bin/test_gpu
-  # every MatProduct case with the diag operands' values on the GPU (1 rank:
-  # products on the device; 2 ranks: MPI products on the host from device-
-  # resident operands), dense operands as CUDA matrices; then the paper's
-  # Algorithm 2 on the paper-style cases
+  # every MatProduct case with the diag operands' values on the GPU (products
+  # on the device, on 1, 2 and 3 ranks), dense operands as CUDA matrices;
+  # then the paper's Algorithm 2 on the paper-style cases (1 and 2 ranks)
   G="-diag_vec_type cuda -dense_type seqdensecuda"
+  GM="-diag_vec_type cuda -dense_type mpidensecuda"
   run test_products.gpu.np1 mpiexec -n 1 bin/test_products $G
-  run test_products.gpu.np2 mpiexec -n 2 bin/test_products -diag_vec_type cuda
+  run test_products.gpu.np2 mpiexec -n 2 bin/test_products $GM
+  run test_products.gpu.np3 mpiexec -n 3 bin/test_products $GM
   run test_products.gpu.atomic mpiexec -n 1 bin/test_products $G -case paper-style -mat_product_algorithm diag_atomic
+  run test_products.gpu.atomic.np2 mpiexec -n 2 bin/test_products $GM -case paper-style -mat_product_algorithm diag_atomic
 fi
 if has devops; then
   # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu
@@ -58,6 +61,16 @@ if has devops; then
   run test_gpu.devops.np1 mpiexec -n 1 bin/test_gpu -mat_diag_device_ops
   run test_gpu.devops.np2 mpiexec -n 2 bin/test_gpu -mat_diag_device_ops
   run test_gpu.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_gpu
+fi
+if has mpisan; then
+  # the MPI device paths (device gathers of products, device ops with a
+  # gathered right scaling) under memcheck on 2 ranks
+  GM="-diag_vec_type cuda -dense_type mpidensecuda"
+  run test_products.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_products $GM -case rectangular
+  run test_products.dense.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_products $GM -case dense
+  run test_gpu.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_gpu
+  # device reads of memory never written (a gathered block's entries that no process stores)
+  run test_products.initcheck.np2 mpiexec -n 2 compute-sanitizer --tool initcheck --error-exitcode 1 bin/test_products $GM -case far-off
 fi
 if has profile; then
   # where the first product's time goes (-log_view events): Table 2 row 1, AB

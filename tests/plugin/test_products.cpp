@@ -19,8 +19,9 @@
 
    GPU (run on the device, scripts/device/run-all.sh): -diag_vec_type cuda
    gives the diag operands CUDA default vectors, so their values live on the
-   GPU and sequential products run there; -dense_type seqdensecuda makes the
-   dense right-hand sides (and results) CUDA matrices; -mat_product_algorithm
+   GPU and products run there (on any number of processes);
+   -dense_type seqdensecuda (mpidensecuda) makes the dense right-hand sides
+   (and results) CUDA matrices; -mat_product_algorithm
    diag_atomic runs the paper's Algorithm 2. The aij references stay on the
    host. */
 #include <petscdiag.h>
@@ -207,8 +208,8 @@ PetscErrorCode CompareSparse(Mat X, Mat R, const std::string &cs, const std::str
 
   PetscFunctionBeginUser;
   if (want_diag) PetscCall(Record(IsDiag(X), cs, op + ": result type diag", "type " + TypeName(X)));
-  /* with the operands on the GPU, one rank: the product ran there (its result is a diagcuda matrix) */
-  if (want_diag && g_expect_gpu) PetscCall(Record(TypeName(X) == MATSEQDIAGCUDA, cs, op + ": computed on the GPU", "type " + TypeName(X)));
+  /* with the operands on the GPU: the product ran there (its result is a diagcuda matrix) */
+  if (want_diag && g_expect_gpu) PetscCall(Record(TypeName(X) == MATSEQDIAGCUDA || TypeName(X) == MATMPIDIAGCUDA, cs, op + ": computed on the GPU", "type " + TypeName(X)));
   PetscCall(ToAij(X, &C));
   PetscCall(MatAXPY(C, -1.0, R, DIFFERENT_NONZERO_PATTERN));
   PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
@@ -514,6 +515,16 @@ PetscErrorCode MakeDense(PetscInt N, PetscInt k, PetscInt lda_extra, unsigned se
   PetscFunctionReturn(0);
 }
 
+/* The flops logged on the GPU so far (PETSc keeps the count only in device builds). */
+PetscLogDouble GpuFlops()
+{
+#if defined(PETSC_HAVE_DEVICE)
+  return petsc_gflops;
+#else
+  return 0;
+#endif
+}
+
 /* C = A X with X dense (k columns), against aij x dense. */
 PetscErrorCode TestDense(const std::string &name, const Spec &sa)
 {
@@ -530,9 +541,16 @@ PetscErrorCode TestDense(const std::string &name, const Spec &sa)
         PetscCall(PetscObjectReference((PetscObject)X));
         Xd = X;
       } else PetscCall(MatConvert(X, g_dense_type, MAT_INITIAL_MATRIX, &Xd));
+      PetscLogDouble gpu_flops = GpuFlops();
       PetscCall(MatMatMult(Da, Xd, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Dc));
+      gpu_flops = GpuFlops() - gpu_flops;
       PetscCall(MatMatMult(Aa, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Rc));
       PetscCall(CompareDense(Dc, Rc, cs, "diag x dense"));
+      if (g_expect_gpu && std::string(g_dense_type).find("cuda") != std::string::npos) {
+        /* CUDA dense operands, diag on the GPU: the SpMM ran there (GPU flops logged on some process) */
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &gpu_flops, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+        PetscCall(Record(gpu_flops > 0, cs, "diag x dense: computed on the GPU", Fmt("%g GPU flops", (double)gpu_flops)));
+      }
       PetscCall(MatScale(Da, -0.5));
       PetscCall(MatScale(Aa, -0.5));
       PetscCall(MatMatMult(Da, Xd, MAT_REUSE_MATRIX, PETSC_DEFAULT, &Dc));
@@ -822,7 +840,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", only, sizeof(only), &has_only));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-diag_vec_type", g_vec_type, sizeof(g_vec_type), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dense_type", g_dense_type, sizeof(g_dense_type), NULL));
-  const bool gpu = g_vec_type[0] && g_size == 1;
+  const bool gpu = g_vec_type[0];
   g_expect_gpu   = gpu;
   const auto want = [&](const std::string &name) { return !has_only || name.find(only) != std::string::npos; };
 
