@@ -29,9 +29,10 @@
 // atomics into C) and Algorithm 1 (cdm_product_numeric_tiled: CDM, 16 x 16
 // tiles of A's compact diagonals in shared memory).
 //
-// SpMM (hm_spmm, cdm_spmm): the shape of the SpMV kernels (a thread per row,
-// per-diagonal metadata staged in shared memory in chunks) with a group of
-// up to 8 columns per thread: each loaded value of A serves all of them.
+// SpMM (hm_spmm, cdm_spmm): one kernel for both schemes, in the shape of the
+// SpMV kernels (a thread per row, per-diagonal metadata staged in shared
+// memory in chunks) with a group of up to 8 columns per thread: each loaded
+// value of A serves all of them.
 //
 // Grids are capped at kMaxBlocks in each dimension and blocks stride over the
 // remaining work, as in spmv.cu.
@@ -271,15 +272,59 @@ __global__ void __launch_bounds__(kT* kT)
 // ---- SpMM -------------------------------------------------------------------------
 // Virtual block vb = (row tile, column group g), g fastest so that blocks
 // running together share the rows of A. Thread: local row il, columns
-// [j0, j0 + nc), nc <= KC, accumulated in registers.
-template <class T, int KC>
+// [j0, j0 + nc), nc <= KC, accumulated in registers. The schemes differ only
+// in what a diagonal's metadata is (staged in shared memory per chunk) and
+// how a row finds its value and X's row there: the two policies below.
+
+// HM: diagonal q holds local rows [b, e) at val[va + il]; X's row il + xa.
+template <class T>
+struct HmSpmmScheme {
+  using View = HmView<const T>;
+  struct Meta {
+    Index b, e, va, xa;
+  };
+  __device__ static Meta meta(const View& A, Index q, const Index* shift, Index xcol) {
+    const Layout& L = A.layout;
+    const Index d = A.offsets[q];
+    const Index b = L.lo(d) - L.row_begin;
+    return {b, L.hi(d) - L.row_begin, A.start[q] - b, (shift ? shift[q] : L.row_begin + d) + xcol};
+  }
+  __device__ static bool entry(const View& A, const Meta& s, Index /*q*/, Index il, T& v, Index& xo) {
+    if (il < s.b || il >= s.e) return false;
+    v = A.val[s.va + il];
+    xo = s.xa + il;
+    return true;
+  }
+};
+
+// CDM: compact diagonal q is a full column of m values (val[q*m + il]); X is
+// read at row il + shift[q] above the wrap row w, il + shift[nd + q] from it on.
+template <class T>
+struct CdmSpmmScheme {
+  using View = CdmView<const T>;
+  struct Meta {
+    Index w, xs, xw;
+  };
+  __device__ static Meta meta(const View& A, Index q, const Index* shift, Index xcol) {
+    const Layout& L = A.layout;
+    const Index kk = A.koffsets[q];
+    const Index w = L.ncols - kk - L.row_begin;
+    return {w < 0 ? 0 : (w > L.nrows ? L.nrows : w), (shift ? shift[q] : L.row_begin + kk) + xcol,
+            (shift ? shift[A.ndiag + q] : L.row_begin + kk - L.ncols) + xcol};
+  }
+  __device__ static bool entry(const View& A, const Meta& s, Index q, Index il, T& v, Index& xo) {
+    v = A.val[q * A.layout.nrows + il];
+    xo = (il < s.w ? s.xs : s.xw) + il;
+    return true;
+  }
+};
+
+template <class T, int KC, class Scheme>
 __global__ void __launch_bounds__(kBlock)
-    hm_spmm_kernel(HmView<const T> A, const T* __restrict__ X, Index ldx, Index k, T* C, Index ldc,
-                   const Index* __restrict__ shift, Index ngroups) {
-  __shared__ Index s_b[kBlock], s_e[kBlock], s_va[kBlock], s_xa[kBlock];
-  const Layout L = A.layout;
-  const Index m = L.nrows;
-  const T* __restrict__ val = A.val;
+    spmm_kernel(typename Scheme::View A, const T* __restrict__ X, Index ldx, Index k, T* C, Index ldc,
+                const Index* __restrict__ shift, Index ngroups) {
+  __shared__ typename Scheme::Meta s_meta[kBlock];
+  const Index m = A.layout.nrows;
   const Index nvb = ((m + kBlock - 1) / kBlock) * ngroups;
   for (Index vb = blockIdx.x; vb < nvb; vb += gridDim.x) {
     const Index tile = vb / ngroups, g = vb - tile * ngroups;
@@ -292,76 +337,17 @@ __global__ void __launch_bounds__(kBlock)
     for (int q = 0; q < KC; ++q) acc[q] = T(0);
     for (Index c0 = 0; c0 < A.ndiag; c0 += kBlock) {
       const int nd = chunk(A.ndiag, c0);
-      if (int(threadIdx.x) < nd) {
-        const Index kq = c0 + threadIdx.x;
-        const Index d = A.offsets[kq];
-        const Index b = L.lo(d) - L.row_begin;
-        s_b[threadIdx.x] = b;
-        s_e[threadIdx.x] = L.hi(d) - L.row_begin;
-        s_va[threadIdx.x] = A.start[kq] - b;
-        s_xa[threadIdx.x] = (shift ? shift[kq] : L.row_begin + d) + j0 * ldx;
-      }
+      if (int(threadIdx.x) < nd) s_meta[threadIdx.x] = Scheme::meta(A, c0 + threadIdx.x, shift, j0 * ldx);
       __syncthreads();
       if (active)
         for (int t = 0; t < nd; ++t) {
-          if (il < s_b[t] || il >= s_e[t]) continue;
-          const T v = val[s_va[t] + il];
-          const Index xo = s_xa[t] + il;
+          T v;
+          Index xo;
+          if (!Scheme::entry(A, s_meta[t], c0 + t, il, v, xo)) continue;
 #pragma unroll
           for (int q = 0; q < KC; ++q)
             if (q < nc) acc[q] += v * __ldg(&X[xo + q * ldx]);
         }
-      __syncthreads();
-    }
-    if (active) {
-#pragma unroll
-      for (int q = 0; q < KC; ++q)
-        if (q < nc) C[(j0 + q) * ldc + il] = acc[q];
-    }
-  }
-}
-
-// CDM: compact diagonal q is a full column of m values (val[q*m + il]); X is
-// read at row il + shift[q] above the wrap row w, il + shift[nd + q] from it on.
-template <class T, int KC>
-__global__ void __launch_bounds__(kBlock)
-    cdm_spmm_kernel(CdmView<const T> A, const T* __restrict__ X, Index ldx, Index k, T* C, Index ldc,
-                    const Index* __restrict__ shift, Index ngroups) {
-  __shared__ Index s_w[kBlock], s_xs[kBlock], s_xw[kBlock];
-  const Layout L = A.layout;
-  const Index m = L.nrows;
-  const T* __restrict__ val = A.val;
-  const Index nvb = ((m + kBlock - 1) / kBlock) * ngroups;
-  for (Index vb = blockIdx.x; vb < nvb; vb += gridDim.x) {
-    const Index tile = vb / ngroups, g = vb - tile * ngroups;
-    const Index il = tile * kBlock + threadIdx.x;
-    const bool active = il < m;
-    const Index j0 = g * KC;
-    const int nc = k - j0 < KC ? static_cast<int>(k - j0) : KC;
-    T acc[KC];
-#pragma unroll
-    for (int q = 0; q < KC; ++q) acc[q] = T(0);
-    for (Index c0 = 0; c0 < A.ndiag; c0 += kBlock) {
-      const int nd = chunk(A.ndiag, c0);
-      if (int(threadIdx.x) < nd) {
-        const Index kq = c0 + threadIdx.x;
-        const Index kk = A.koffsets[kq];
-        const Index w = L.ncols - kk - L.row_begin;
-        s_w[threadIdx.x] = w < 0 ? 0 : (w > m ? m : w);
-        s_xs[threadIdx.x] = (shift ? shift[kq] : L.row_begin + kk) + j0 * ldx;
-        s_xw[threadIdx.x] = (shift ? shift[A.ndiag + kq] : L.row_begin + kk - L.ncols) + j0 * ldx;
-      }
-      __syncthreads();
-      if (active) {
-        Index v = c0 * m + il;  // val index of (c0 + t, il), advanced by m per diagonal
-        for (int t = 0; t < nd; ++t, v += m) {
-          const T a = val[v];
-          const Index xo = (il < s_w[t] ? s_xs[t] : s_xw[t]) + il;
-#pragma unroll
-          for (int q = 0; q < KC; ++q)
-            if (q < nc) acc[q] += a * __ldg(&X[xo + q * ldx]);
-        }
-      }
       __syncthreads();
     }
     if (active) {
@@ -395,22 +381,25 @@ bool spmm_args_ok(const Layout& L, Index ldx, Index k, Index ldc, bool default_s
   return !(k > 0 && default_shift && ldx < L.ncols);
 }
 
-template <class T, int KC>
-cudaError_t launch_hm_spmm(const HmView<const T>& A, const T* X, Index ldx, Index k, T* C, Index ldc,
-                           const Index* shift, cudaStream_t stream) {
+template <class T, int KC, class Scheme>
+cudaError_t launch_spmm(const typename Scheme::View& A, const T* X, Index ldx, Index k, T* C, Index ldc,
+                        const Index* shift, cudaStream_t stream) {
   const Index ngroups = (k + KC - 1) / KC;
   const Index nvb = ((A.layout.nrows + kBlock - 1) / kBlock) * ngroups;
-  hm_spmm_kernel<T, KC><<<capped(nvb), kBlock, 0, stream>>>(A, X, ldx, k, C, ldc, shift, ngroups);
+  spmm_kernel<T, KC, Scheme><<<capped(nvb), kBlock, 0, stream>>>(A, X, ldx, k, C, ldc, shift, ngroups);
   return cudaGetLastError();
 }
 
-template <class T, int KC>
-cudaError_t launch_cdm_spmm(const CdmView<const T>& A, const T* X, Index ldx, Index k, T* C, Index ldc,
-                            const Index* shift, cudaStream_t stream) {
-  const Index ngroups = (k + KC - 1) / KC;
-  const Index nvb = ((A.layout.nrows + kBlock - 1) / kBlock) * ngroups;
-  cdm_spmm_kernel<T, KC><<<capped(nvb), kBlock, 0, stream>>>(A, X, ldx, k, C, ldc, shift, ngroups);
-  return cudaGetLastError();
+// Checks, then the kernel with the smallest column group that holds k (up to 8).
+template <class T, class Scheme>
+cudaError_t spmm(const typename Scheme::View& A, const T* X, Index ldx, Index k, T* C, Index ldc,
+                 const Index* shift, cudaStream_t stream) {
+  if (!spmm_args_ok(A.layout, ldx, k, ldc, shift == nullptr)) return cudaErrorInvalidValue;
+  if (k == 0 || A.layout.nrows == 0) return cudaSuccess;
+  if (k == 1) return launch_spmm<T, 1, Scheme>(A, X, ldx, k, C, ldc, shift, stream);
+  if (k == 2) return launch_spmm<T, 2, Scheme>(A, X, ldx, k, C, ldc, shift, stream);
+  if (k <= 4) return launch_spmm<T, 4, Scheme>(A, X, ldx, k, C, ldc, shift, stream);
+  return launch_spmm<T, 8, Scheme>(A, X, ldx, k, C, ldc, shift, stream);
 }
 
 }  // namespace
@@ -604,23 +593,13 @@ cudaError_t cdm_product_numeric_tiled(const CdmView<const nodeduce_t<T>>& A, Tra
 template <class T>
 cudaError_t hm_spmm(const HmView<const nodeduce_t<T>>& A, const T* X, Index ldx, Index k, T* C, Index ldc,
                     const Index* shift, cudaStream_t stream) {
-  if (!spmm_args_ok(A.layout, ldx, k, ldc, shift == nullptr)) return cudaErrorInvalidValue;
-  if (k == 0 || A.layout.nrows == 0) return cudaSuccess;
-  if (k == 1) return launch_hm_spmm<T, 1>(A, X, ldx, k, C, ldc, shift, stream);
-  if (k == 2) return launch_hm_spmm<T, 2>(A, X, ldx, k, C, ldc, shift, stream);
-  if (k <= 4) return launch_hm_spmm<T, 4>(A, X, ldx, k, C, ldc, shift, stream);
-  return launch_hm_spmm<T, 8>(A, X, ldx, k, C, ldc, shift, stream);
+  return spmm<T, HmSpmmScheme<T>>(A, X, ldx, k, C, ldc, shift, stream);
 }
 
 template <class T>
 cudaError_t cdm_spmm(const CdmView<const nodeduce_t<T>>& A, const T* X, Index ldx, Index k, T* C, Index ldc,
                      const Index* shift, cudaStream_t stream) {
-  if (!spmm_args_ok(A.layout, ldx, k, ldc, shift == nullptr)) return cudaErrorInvalidValue;
-  if (k == 0 || A.layout.nrows == 0) return cudaSuccess;
-  if (k == 1) return launch_cdm_spmm<T, 1>(A, X, ldx, k, C, ldc, shift, stream);
-  if (k == 2) return launch_cdm_spmm<T, 2>(A, X, ldx, k, C, ldc, shift, stream);
-  if (k <= 4) return launch_cdm_spmm<T, 4>(A, X, ldx, k, C, ldc, shift, stream);
-  return launch_cdm_spmm<T, 8>(A, X, ldx, k, C, ldc, shift, stream);
+  return spmm<T, CdmSpmmScheme<T>>(A, X, ldx, k, C, ldc, shift, stream);
 }
 
 #define PDIAG_INSTANTIATE(T)                                                                                       \

@@ -68,68 +68,6 @@ std::string op_name(Trans ta, Trans tb) {
   return std::string("A") + (ta == Trans::T ? "t" : "") + "B" + (tb == Trans::T ? "t" : "");
 }
 
-/// Dense copies (local rows) of HM and CDM blocks.
-Dense to_dense(const HmMatrix<double>& A) {
-  const Layout& L = A.layout;
-  Dense D(L.nrows, L.ncols);
-  for (Index k = 0; k < A.ndiag(); ++k)
-    for (Index i = L.lo(A.offsets[k]); i < L.hi(A.offsets[k]); ++i)
-      D(i - L.row_begin, i + A.offsets[k]) = A.val[std::size_t(A.view().pos(k, i))];
-  return D;
-}
-Dense to_dense(const CdmMatrix<double>& A) {
-  const Layout& L = A.layout;
-  Dense D(L.nrows, L.ncols);
-  for (Index k = 0; k < A.ndiag(); ++k)
-    for (Index i = L.row_begin; i < L.row_end(); ++i)
-      D(i - L.row_begin, A.view().col(A.koffsets[k], i)) = A.val[std::size_t(A.view().pos(k, i))];
-  return D;
-}
-Dense rows_of(const Dense& D, Index r0, Index m) {
-  Dense R(m, D.cols);
-  for (Index i = 0; i < m; ++i)
-    for (Index j = 0; j < D.cols; ++j) R(i, j) = D(r0 + i, j);
-  return R;
-}
-
-/// The block Lb of a full random matrix, keeping all of its diagonals.
-HmMatrix<double> hm_block(const RandomBlock& full, const Layout& Lb) {
-  HmMatrix<double> H(Lb, full.offsets);
-  for (std::size_t e = 0; e < full.vals.size(); ++e)
-    if (full.rows[e] >= Lb.row_begin && full.rows[e] < Lb.row_end()) *H.find(full.rows[e], full.cols[e]) += full.vals[e];
-  return H;
-}
-
-/// Rows of B that the entries of an HM block reach: [c0, c1) (0, 0 if none).
-void reach(const HmMatrix<double>& A, Index& c0, Index& c1) {
-  c0 = std::numeric_limits<Index>::max();
-  c1 = std::numeric_limits<Index>::min();
-  for (Index d : A.offsets)
-    if (A.layout.length(d) > 0) {
-      c0 = std::min(c0, A.layout.lo(d) + d);
-      c1 = std::max(c1, A.layout.hi(d) + d);
-    }
-  if (c0 > c1) c0 = c1 = 0;
-}
-
-/// Random HM matrix with the given diagonals filled directly (no COO).
-template <class T = double>
-HmMatrix<T> random_hm(const Layout& L, const std::vector<Index>& offsets, std::mt19937_64& rng) {
-  HmMatrix<T> A(L, offsets);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (T& v : A.val) v = T(u(rng));
-  return A;
-}
-
-/// `count` distinct offsets uniform in [-w, w] (clipped to the matrix).
-std::vector<Index> random_offsets(Index count, Index w, Index n, std::mt19937_64& rng) {
-  w = std::min(w, n - 1);
-  std::uniform_int_distribution<Index> u(-w, w);
-  std::set<Index> s;
-  while (Index(s.size()) < std::min(count, 2 * w + 1)) s.insert(u(rng));
-  return {s.begin(), s.end()};
-}
-
 /// Offset-set pairs for a size: all pairs on small sizes, zipped beyond.
 std::vector<std::pair<OffsetCase, OffsetCase>> case_pairs(Index mA, Index nA, Index mB, Index nB,
                                                           std::mt19937_64& rng) {

@@ -28,61 +28,9 @@ std::string str(const std::vector<Index>& v) {
   return os.str();
 }
 
-/// Dense copy (local rows) of an HM block.
-Dense to_dense(const HmMatrix<double>& A) {
-  const Layout& L = A.layout;
-  Dense D(L.nrows, L.ncols);
-  const auto v = A.view();
-  for (Index k = 0; k < A.ndiag(); ++k) {
-    const Index d = A.offsets[k];
-    for (Index i = L.lo(d); i < L.hi(d); ++i) D(i - L.row_begin, i + d) = A.val[std::size_t(v.pos(k, i))];
-  }
-  return D;
-}
-
-/// Dense copy (local rows) of a CDM block.
-Dense to_dense(const CdmMatrix<double>& A) {
-  const Layout& L = A.layout;
-  Dense D(L.nrows, L.ncols);
-  for (Index k = 0; k < A.ndiag(); ++k)
-    for (Index il = 0; il < L.nrows; ++il)
-      D(il, (L.row_begin + il + A.koffsets[k]) % L.ncols) = A.val[std::size_t(k * L.nrows + il)];
-  return D;
-}
-
-/// Rows [r0, r0 + m) of a dense matrix.
-Dense rows_of(const Dense& D, Index r0, Index m) {
-  Dense R(m, D.cols);
-  for (Index i = 0; i < m; ++i)
-    for (Index j = 0; j < D.cols; ++j) R(i, j) = D(r0 + i, j);
-  return R;
-}
-
 double err(const Dense& got, const Dense& ref) {
   if (got.rows != ref.rows || got.cols != ref.cols) return INFINITY;
   return rel_err(got.a, ref.a);
-}
-
-/// The block Lb of a full random matrix, keeping all of its diagonals (even
-/// those that miss the block).
-HmMatrix<double> hm_block(const RandomBlock& full, const Layout& Lb) {
-  HmMatrix<double> H(Lb, full.offsets);
-  for (std::size_t e = 0; e < full.vals.size(); ++e)
-    if (full.rows[e] >= Lb.row_begin && full.rows[e] < Lb.row_end())
-      *H.find(full.rows[e], full.cols[e]) += full.vals[e];
-  return H;
-}
-
-/// Rows of B that the entries of an HM block reach: [c0, c1) (c0 = c1 = 0 if none).
-void reach(const HmMatrix<double>& A, Index& c0, Index& c1) {
-  c0 = std::numeric_limits<Index>::max();
-  c1 = std::numeric_limits<Index>::min();
-  for (Index d : A.offsets)
-    if (A.layout.length(d) > 0) {
-      c0 = std::min(c0, A.layout.lo(d) + d);
-      c1 = std::max(c1, A.layout.hi(d) + d);
-    }
-  if (c0 > c1) c0 = c1 = 0;
 }
 
 /// C's diagonals for full operands: the sum set of the effective offsets

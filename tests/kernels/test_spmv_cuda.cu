@@ -290,15 +290,6 @@ HmMatrix<double> with_offsets(const HmMatrix<double>& A, const std::vector<Index
   return B;
 }
 
-/// Random HM block with the given offsets filled directly (no COO): for
-/// sizes where the COO fixtures would be slow.
-HmMatrix<double> random_hm(const Layout& L, const std::vector<Index>& offsets, std::mt19937_64& rng) {
-  HmMatrix<double> A(L, offsets);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (double& v : A.val) v = u(rng);
-  return A;
-}
-
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(spmv_cuda, StreamFixture)

@@ -1,12 +1,16 @@
-// Shared test fixtures: random diagonal matrices from COO triplets, their
-// dense reference, offset-set generators and error norms.
+// Shared test fixtures: random diagonal matrices from COO triplets (or
+// filled directly), their dense reference and dense copies of HM / CDM
+// blocks, offset-set generators and error norms.
 #pragma once
 
 #include "pdiag/convert.hpp"
 #include "pdiag/format.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -180,6 +184,74 @@ inline Dense dense_mm(const Dense& A, bool ta, const Dense& B, bool tb) {
       for (Index j = 0; j < n; ++j) C(i, j) += a * (tb ? B(j, l) : B(l, j));
     }
   return C;
+}
+
+/// Dense copies (local rows) of HM and CDM blocks.
+inline Dense to_dense(const HmMatrix<double>& A) {
+  const Layout& L = A.layout;
+  Dense D(L.nrows, L.ncols);
+  const auto v = A.view();
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) D(i - L.row_begin, i + d) = A.val[std::size_t(v.pos(k, i))];
+  }
+  return D;
+}
+inline Dense to_dense(const CdmMatrix<double>& A) {
+  const Layout& L = A.layout;
+  Dense D(L.nrows, L.ncols);
+  for (Index k = 0; k < A.ndiag(); ++k)
+    for (Index il = 0; il < L.nrows; ++il)
+      D(il, (L.row_begin + il + A.koffsets[k]) % L.ncols) = A.val[std::size_t(k * L.nrows + il)];
+  return D;
+}
+
+/// Rows [r0, r0 + m) of a dense matrix.
+inline Dense rows_of(const Dense& D, Index r0, Index m) {
+  Dense R(m, D.cols);
+  for (Index i = 0; i < m; ++i)
+    for (Index j = 0; j < D.cols; ++j) R(i, j) = D(r0 + i, j);
+  return R;
+}
+
+/// The block Lb of a full random matrix, keeping all of its diagonals (even
+/// those that miss the block).
+inline HmMatrix<double> hm_block(const RandomBlock& full, const Layout& Lb) {
+  HmMatrix<double> H(Lb, full.offsets);
+  for (std::size_t e = 0; e < full.vals.size(); ++e)
+    if (full.rows[e] >= Lb.row_begin && full.rows[e] < Lb.row_end()) *H.find(full.rows[e], full.cols[e]) += full.vals[e];
+  return H;
+}
+
+/// Rows of B that the entries of an HM block reach: [c0, c1) (c0 = c1 = 0 if none).
+inline void reach(const HmMatrix<double>& A, Index& c0, Index& c1) {
+  c0 = std::numeric_limits<Index>::max();
+  c1 = std::numeric_limits<Index>::min();
+  for (Index d : A.offsets)
+    if (A.layout.length(d) > 0) {
+      c0 = std::min(c0, A.layout.lo(d) + d);
+      c1 = std::max(c1, A.layout.hi(d) + d);
+    }
+  if (c0 > c1) c0 = c1 = 0;
+}
+
+/// Random HM block with the given diagonals filled directly (no COO): for
+/// sizes where the COO fixtures would be slow.
+template <class T = double>
+HmMatrix<T> random_hm(const Layout& L, const std::vector<Index>& offsets, std::mt19937_64& rng) {
+  HmMatrix<T> A(L, offsets);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (T& v : A.val) v = T(u(rng));
+  return A;
+}
+
+/// `count` distinct offsets uniform in [-w, w] (clipped to the matrix).
+inline std::vector<Index> random_offsets(Index count, Index w, Index n, std::mt19937_64& rng) {
+  w = std::min(w, n - 1);
+  std::uniform_int_distribution<Index> u(-w, w);
+  std::set<Index> s;
+  while (Index(s.size()) < std::min(count, 2 * w + 1)) s.insert(u(rng));
+  return {s.begin(), s.end()};
 }
 
 constexpr double kTol = 1e-12;
