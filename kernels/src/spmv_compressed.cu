@@ -18,6 +18,10 @@
 //    delta * x over the row's exceptions, in storage order. Ordered after
 //    pass 1 by the stream; each row has one owner, so no atomics and the
 //    result is deterministic.
+//
+// hm_compressed_get_diagonal (MatGetDiagonal without the full values): one
+// kernel writes every local row (the main diagonal's packed value or its
+// constant, 0 off it), a second the exception rows' c + delta.
 #include "pdiag/cuda.hpp"
 
 namespace pdiag::cuda {
@@ -158,6 +162,27 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// MatGetDiagonal: out[il] over all local rows, the main diagonal k0's
+// value where it covers the row (packed or the constant), else 0; then one
+// thread per exception row writes c + delta where its exception is on k0
+// (only constant diagonals have exceptions; ordered after by the stream).
+template <class T>
+__global__ void __launch_bounds__(kBlock) hm_compressed_diag_fill(HmCompressedView<T> A, Index k0, T* out) {
+  const Layout L = A.layout;
+  const Index b = k0 < 0 ? 0 : L.lo(0) - L.row_begin, e = k0 < 0 ? 0 : L.hi(0) - L.row_begin;
+  const Index vb = k0 < 0 ? -1 : A.vbase[k0];
+  const T c = k0 < 0 ? T(0) : A.cval[k0];
+  for (Index il = Index(blockIdx.x) * kBlock + threadIdx.x; il < L.nrows; il += Index(gridDim.x) * kBlock)
+    out[il] = (il < b || il >= e) ? T(0) : (vb >= 0 ? A.packed[vb + il - b] : c);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBlock) hm_compressed_diag_exceptions(HmCompressedView<T> A, Index k0, T* out) {
+  for (Index r = Index(blockIdx.x) * kBlock + threadIdx.x; r < A.nrows_exc; r += Index(gridDim.x) * kBlock)
+    for (Index x = A.exc_ptr[r]; x < A.exc_ptr[r + 1]; ++x)
+      if (A.exc_diag[x] == k0) out[A.exc_rows[r]] = A.cval[k0] + A.exc_delta[x];
+}
+
 }  // namespace
 
 template <class T>
@@ -178,9 +203,21 @@ cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T
   return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A, Index k0, T* out, cudaStream_t stream) {
+  if (k0 < -1 || k0 >= A.ndiag || A.layout.nrows < 0) return cudaErrorInvalidValue;
+  if (A.layout.nrows == 0) return cudaSuccess;
+  hm_compressed_diag_fill<T><<<grid_for(A.layout.nrows, kBlock), kBlock, 0, stream>>>(A, k0, out);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess || k0 < 0 || A.nrows_exc == 0) return e;
+  hm_compressed_diag_exceptions<T><<<grid_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, k0, out);
+  return cudaGetLastError();
+}
+
 #define PDIAG_INSTANTIATE(T)                                                                                      \
   template cudaError_t hm_compressed_spmv<T>(const HmCompressedView<T>&, const T*, T*, const T*, const Index*, Index, \
-                                             Index, cudaStream_t);
+                                             Index, cudaStream_t);                                                 \
+  template cudaError_t hm_compressed_get_diagonal<T>(const HmCompressedView<T>&, Index, T*, cudaStream_t);
 
 PDIAG_INSTANTIATE(double)
 PDIAG_INSTANTIATE(float)

@@ -112,6 +112,14 @@ PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
   PetscFunctionBegin;
   PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
+  if (a->dev.compressed) { /* read the compressed form: the full values are not on the device (Jacobi's set-up would upload them) */
+    PetscCall(VecCUDAGetArrayWrite(v, &vd));
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::hm_compressed_get_diagonal(a->dev.cview, a->hm.find_diagonal(0), vd, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayWrite(v, &vd));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
   MainDiagonalRun(a, &pos, &row, &len);
   PetscCall(VecCUDAGetArrayWrite(v, &vd));

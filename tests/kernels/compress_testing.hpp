@@ -17,17 +17,6 @@
 
 namespace pdiag::testing {
 
-/// Dense copy of an HM block (local rows).
-inline Dense hm_dense(const HmMatrix<double>& A) {
-  const Layout& L = A.layout;
-  Dense D(L.nrows, L.ncols);
-  for (Index k = 0; k < A.ndiag(); ++k) {
-    const Index d = A.offsets[k];
-    for (Index i = L.lo(d); i < L.hi(d); ++i) D(i - L.row_begin, i + d) = A.val[A.view().pos(k, i)];
-  }
-  return D;
-}
-
 /// The families of values the compression meets:
 ///  - Random: uniform values (every diagonal stays full);
 ///  - Constant: one value per diagonal (all constant, no exceptions);

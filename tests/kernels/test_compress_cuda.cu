@@ -142,6 +142,20 @@ void run(Subject& s, Addr addr, Mode mode, Index lo, Index hi) {
 void check_all(const HmMatrix<double>& A, const std::string& label, cudaStream_t stream, std::mt19937_64& rng) {
   const HmCompressed<double> C = hm_compress(A);
   Subject s{A, C, DeviceCompressed<double>(C), label, stream, rng};
+  {
+    // MatGetDiagonal of the compressed form, against the CPU reference (bitwise)
+    const Index m = A.layout.nrows;
+    Index k0 = -1;
+    for (Index k = 0; k < A.ndiag(); ++k)
+      if (A.offsets[k] == 0) k0 = k;
+    std::vector<double> ref(static_cast<std::size_t>(m)), poison(ref.size(), kNaN);
+    hm_compressed_get_diagonal(C.view(), ref.data());
+    DeviceArray<double> dd(poison);
+    const cudaError_t e = cuda::hm_compressed_get_diagonal(s.dev.view(), k0, dd.get(), stream);
+    BOOST_REQUIRE_MESSAGE(e == cudaSuccess, label << ": get_diagonal launch failed: " << cudaGetErrorString(e));
+    sync_checked(stream, "compressed get_diagonal");
+    BOOST_CHECK_MESSAGE(dd.download() == ref, label << ": compressed main diagonal differs from the CPU's");
+  }
   for (Addr a : {Addr::Default, Addr::Padded, Addr::Windowed})
     for (Mode md : {Mode::Plain, Mode::WithZ, Mode::Alias}) run(s, a, md, 0, -1);
   const Index m = A.layout.nrows;
@@ -267,6 +281,11 @@ BOOST_AUTO_TEST_CASE(grid_stride_large) {
 // Calls that must launch nothing, a bad row_lo, the default arguments,
 // blocks without diagonals or without exceptions.
 BOOST_AUTO_TEST_CASE(zero_sizes_and_defaults) {
+  {
+    const HmCompressed<double> C0 = hm_compress(HmMatrix<double>(Layout::square(4), {1}));
+    const DeviceCompressed<double> d0(C0);
+    BOOST_CHECK_EQUAL(cuda::hm_compressed_get_diagonal(d0.view(), Index(5), static_cast<double*>(nullptr), stream), cudaErrorInvalidValue);
+  }
   std::mt19937_64 rng(555);
   const Index n = 17;
   const HmMatrix<double> A = make_family(Family::Stencil, Layout::square(n), {-2, 0, 1, 3}, rng, 4);
@@ -288,7 +307,7 @@ BOOST_AUTO_TEST_CASE(zero_sizes_and_defaults) {
   BOOST_CHECK(dy.download() == sentinel);
 
   // Default arguments (no z, default shift, all rows, legacy default stream).
-  const std::vector<double> ref = dense_mv(hm_dense(A), x);
+  const std::vector<double> ref = dense_mv(to_dense(A), x);
   dy.upload(std::vector<double>(n, kNaN));
   PDIAG_CUDA_REQUIRE(cuda::hm_compressed_spmv(dC.view(), dx.get(), dy.get()));
   PDIAG_CUDA_REQUIRE(cudaDeviceSynchronize());

@@ -336,6 +336,25 @@ HmMatrix<T> hm_decompress(const HmCompressed<T>& C) {
   return A;
 }
 
+/// The main diagonal of a compressed block (MatGetDiagonal), over the local
+/// rows (zero where the block stores no main diagonal): the packed values,
+/// or the constant with its exceptions' c + delta (the stored entry, exactly).
+template <class T>
+void hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A, T* out) {
+  const Layout& L = A.layout;
+  for (Index il = 0; il < L.nrows; ++il) out[il] = T(0);
+  Index k0 = -1;
+  for (Index k = 0; k < A.ndiag; ++k)
+    if (A.offsets[k] == 0) k0 = k;
+  if (k0 < 0) return;
+  const Index b = L.lo(0) - L.row_begin, e = L.hi(0) - L.row_begin;
+  for (Index il = b; il < e; ++il) out[il] = A.vbase[k0] >= 0 ? A.packed[A.vbase[k0] + il - b] : A.cval[k0];
+  if (A.vbase[k0] >= 0) return;
+  for (Index r = 0; r < A.nrows_exc; ++r)
+    for (Index x = A.exc_ptr[r]; x < A.exc_ptr[r + 1]; ++x)
+      if (A.exc_diag[x] == k0) out[A.exc_rows[r]] = A.cval[k0] + A.exc_delta[x];
+}
+
 /// New values for the same pattern (re-assembly): A must have C's layout and
 /// offsets, every constant diagonal must again be constant apart from its
 /// exceptions (the exceptions may now equal the constant), and every new

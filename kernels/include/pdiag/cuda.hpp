@@ -84,11 +84,23 @@ cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T
                                const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr, Index row_lo = 0,
                                Index row_hi = -1, cudaStream_t stream = nullptr);
 
+/// MatGetDiagonal of a compressed block (pdiag::hm_compressed_get_diagonal):
+/// out (device, local rows) gets the main diagonal k0 (its index in
+/// A.offsets; -1: none stored, out zeroed). Bit-identical to the CPU
+/// reference.
+template <class T>
+cudaError_t hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A, Index k0, T* out,
+                                       cudaStream_t stream = nullptr);
+
 // Instantiated for double and float in kernels/src/spmv_compressed.cu.
 extern template cudaError_t hm_compressed_spmv<double>(const HmCompressedView<double>&, const double*, double*,
                                                        const double*, const Index*, Index, Index, cudaStream_t);
 extern template cudaError_t hm_compressed_spmv<float>(const HmCompressedView<float>&, const float*, float*,
                                                       const float*, const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_compressed_get_diagonal<double>(const HmCompressedView<double>&, Index, double*,
+                                                               cudaStream_t);
+extern template cudaError_t hm_compressed_get_diagonal<float>(const HmCompressedView<float>&, Index, float*,
+                                                              cudaStream_t);
 
 }  // namespace pdiag::cuda
 
