@@ -58,11 +58,11 @@
    (diagcuda types, or diag matrices with CUDA default vectors, not bound to
    the CPU) runs its numeric phase there (diag_product_device.cpp) and
    leaves C, a diagcuda matrix, on the device; so does C = A X with A on
-   the device and X a MATSEQDENSECUDA. Under MPI the same holds when the
-   operands are on the device on every process: the gathers of the rows of
-   op(X) and op(Y) scatter between device arrays (staged through the host
-   by PETSc when MPI is not CUDA-aware) and the local product runs on the
-   device. */
+   the device and X a dense CUDA matrix (diag_product_dense.cpp). Under MPI
+   the same holds when the operands are on the device on every process:
+   the gathers of the rows of op(X) and op(Y) scatter between device arrays
+   (staged through the host by PETSc when MPI is not CUDA-aware) and the
+   local product runs on the device. */
 #include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
 
