@@ -45,6 +45,37 @@ static PetscErrorCode DeviceOpsAgree(Mat A, PetscBool local, PetscBool *done)
   PetscFunctionReturn(0);
 }
 
+/* The operations that rewrite A's values in place: A's full device values
+   (uploaded if needed), launch(meta, val) on them under the GPU timer, the
+   flops logged, and the device copy marked the newest. launch returns the
+   kernels' cudaError_t. */
+template <class Launch>
+static PetscErrorCode RewriteDeviceValues(Mat A, PetscLogDouble flops, Launch launch)
+{
+  const Index       *meta;
+  const PetscScalar *val;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(launch(meta, const_cast<PetscScalar *>(val))); /* the matrix's own device buffer */
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(flops));
+  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/* Device views of A's block in its scheme over the metadata and values of
+   its device copy. */
+static pdiag::HmView<PetscScalar> DeviceHm(const Mat_Diag *a, const Index *meta, PetscScalar *val)
+{
+  return {a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), val};
+}
+static pdiag::CdmView<PetscScalar> DeviceCdm(const Mat_Diag *a, const Index *meta, PetscScalar *val)
+{
+  return {a->layout, a->cdm.ndiag(), meta, val};
+}
+
 /* The main diagonal's stored run: its first local row and length (0: not stored). */
 static void MainDiagonalRun(const Mat_Diag *a, Index *pos, Index *row, Index *len)
 {
@@ -65,39 +96,26 @@ static void MainDiagonalRun(const Mat_Diag *a, Index *pos, Index *row, Index *le
 
 PetscErrorCode MatDiagScaleDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
-  const PetscScalar *val;
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  const Index n = a->nstored();
 
   PetscFunctionBegin;
   PetscCall(DeviceOpsAgree(A, DeviceOpsLocal(A), done));
   if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::scale_values(const_cast<PetscScalar *>(val), a->nstored(), alpha, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored()));
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscCall(RewriteDeviceValues(A, (PetscLogDouble)n, [&](const Index *, PetscScalar *v) { return pdiag::cuda::scale_values(v, n, alpha, PetscDefaultCudaStream); }));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatDiagShiftDevice_Private(Mat A, PetscScalar alpha, PetscBool *done)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const Index       *meta;
-  const PetscScalar *val;
-  Index              pos, row, len;
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  Index     pos, row, len;
 
   PetscFunctionBegin;
   MainDiagonalRun(a, &pos, &row, &len);
   PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (len > 0 || a->layout.length(0) == 0)) ? PETSC_TRUE : PETSC_FALSE, done)); /* a missing main diagonal is added on the host */
   if (!*done) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::add_scalar(const_cast<PetscScalar *>(val) + pos, len, alpha, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)len));
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscCall(RewriteDeviceValues(A, (PetscLogDouble)len, [&](const Index *, PetscScalar *v) { return pdiag::cuda::add_scalar(v + pos, len, alpha, PetscDefaultCudaStream); }));
   PetscFunctionReturn(0);
 }
 
@@ -132,8 +150,9 @@ PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
 PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscBool *done)
 {
   Mat_Diag          *y = (Mat_Diag *)Y->data, *x = (Mat_Diag *)X->data;
-  const Index       *my, *mx;
-  const PetscScalar *vy, *vx;
+  const Index       *mx;
+  const PetscScalar *vx;
+  const Index        n = y->nstored();
 
   PetscFunctionBegin;
   const bool same = x->scheme == y->scheme && x->layout == y->layout &&
@@ -141,12 +160,7 @@ PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscB
   PetscCall(DeviceOpsAgree(Y, (same && DeviceOpsLocal(Y) && DeviceOpsLocal(X)) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceValues_Private(X, &mx, &vx));
-  PetscCall(MatDiagDeviceValues_Private(Y, &my, &vy));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::axpy_values(const_cast<PetscScalar *>(vy), alpha, vx, y->nstored(), PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)y->nstored()));
-  PetscCall(MatDiagDeviceValuesWritten_Private(Y));
+  PetscCall(RewriteDeviceValues(Y, 2.0 * (PetscLogDouble)n, [&](const Index *, PetscScalar *v) { return pdiag::cuda::axpy_values(v, alpha, vx, n, PetscDefaultCudaStream); }));
   PetscFunctionReturn(0);
 }
 
@@ -154,15 +168,14 @@ PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
   DiagDevice        &d = a->dev;
-  const Index       *meta, *shift = NULL;
-  const PetscScalar *val, *ld = NULL, *rd = NULL;
+  const Index       *shift = NULL;
+  const PetscScalar *ld = NULL, *rd = NULL;
   PetscMPIInt        size;
 
   PetscFunctionBegin;
   PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (!l || MatDiagUseDevice_Private(A, l)) && (!r || MatDiagUseDevice_Private(A, r))) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
   /* under MPI r's entries that the rows reach are gathered as for
      MatMultTranspose and read through its shifts */
   Vec rsrc = r;
@@ -174,20 +187,12 @@ PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool
   }
   if (l) PetscCall(VecCUDAGetArrayRead(l, &ld));
   if (r) PetscCall(VecCUDAGetArrayRead(rsrc, &rd));
-  PetscScalar *v = const_cast<PetscScalar *>(val); /* the matrix's own device buffer */
-  PetscCall(PetscLogGpuTimeBegin());
-  if (a->scheme == pdiag::Scheme::HM) {
-    const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
-    DiagCallCUDA(pdiag::cuda::hm_diagonal_scale(hv, ld, rd, shift, PetscDefaultCudaStream));
-  } else {
-    const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
-    DiagCallCUDA(pdiag::cuda::cdm_diagonal_scale(cv, ld, rd, shift, PetscDefaultCudaStream));
-  }
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)a->nstored() * ((l ? 1 : 0) + (r ? 1 : 0))));
+  PetscCall(RewriteDeviceValues(A, (PetscLogDouble)a->nstored() * ((l ? 1 : 0) + (r ? 1 : 0)), [&](const Index *meta, PetscScalar *v) {
+    return a->scheme == pdiag::Scheme::HM ? pdiag::cuda::hm_diagonal_scale(DeviceHm(a, meta, v), ld, rd, shift, PetscDefaultCudaStream)
+                                          : pdiag::cuda::cdm_diagonal_scale(DeviceCdm(a, meta, v), ld, rd, shift, PetscDefaultCudaStream);
+  }));
   if (l) PetscCall(VecCUDARestoreArrayRead(l, &ld));
   if (r) PetscCall(VecCUDARestoreArrayRead(rsrc, &rd));
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -196,11 +201,9 @@ PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool
    added on the host (a structure change). */
 PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool *done)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  DiagDevice        &d = a->dev;
-  const Index       *meta;
-  const PetscScalar *val;
-  PetscInt           nloc, *lrows;
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = a->dev;
+  PetscInt    nloc, *lrows;
 
   PetscFunctionBegin;
   const bool has_main = (a->scheme == pdiag::Scheme::HM ? a->hm.find_diagonal(0) : a->cdm.find_diagonal(0)) >= 0;
@@ -228,18 +231,10 @@ PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt r
     PetscCall(VecCUDARestoreArrayRead(x, &xd));
     PetscCall(VecCUDARestoreArray(b, &bd));
   }
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscScalar *v = const_cast<PetscScalar *>(val); /* the matrix's own device buffer */
-  PetscCall(PetscLogGpuTimeBegin());
-  if (a->scheme == pdiag::Scheme::HM) {
-    const pdiag::HmView<PetscScalar> hv{a->layout, a->hm.ndiag(), meta, meta + a->hm.ndiag(), v};
-    DiagCallCUDA(pdiag::cuda::hm_zero_rows(hv, global, (Index)nloc, diag, PetscDefaultCudaStream));
-  } else {
-    const pdiag::CdmView<PetscScalar> cv{a->layout, a->cdm.ndiag(), meta, v};
-    DiagCallCUDA(pdiag::cuda::cdm_zero_rows(cv, global, (Index)nloc, diag, PetscDefaultCudaStream));
-  }
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatDiagDeviceValuesWritten_Private(A));
+  PetscCall(RewriteDeviceValues(A, 0.0, [&](const Index *meta, PetscScalar *v) {
+    return a->scheme == pdiag::Scheme::HM ? pdiag::cuda::hm_zero_rows(DeviceHm(a, meta, v), global, (Index)nloc, diag, PetscDefaultCudaStream)
+                                          : pdiag::cuda::cdm_zero_rows(DeviceCdm(a, meta, v), global, (Index)nloc, diag, PetscDefaultCudaStream);
+  }));
   PetscFunctionReturn(0);
 }
 
