@@ -43,6 +43,39 @@ inline PetscErrorCode Record(bool ok_local, const std::string &cs, const std::st
   PetscFunctionReturn(0);
 }
 
+/* The start of a test program: PETSc, the diag types, g_rank and g_size. */
+inline PetscErrorCode Start(int *argc, char ***argv, const char *help)
+{
+  PetscCall(PetscInitialize(argc, argv, NULL, help));
+  PetscFunctionBeginUser;
+  PetscCall(MatDiagRegisterAll());
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
+  PetscFunctionReturn(0);
+}
+
+/* -case <text>: a group of checks runs when its name contains the text
+   (every group without the option). */
+struct CaseFilter {
+  char      only[256] = "";
+  PetscBool given     = PETSC_FALSE;
+  PetscErrorCode FromOptions() { return PetscOptionsGetString(NULL, NULL, "-case", only, sizeof(only), &given); }
+  bool operator()(const std::string &name) const { return !given || name.find(only) != std::string::npos; }
+};
+
+/* The end of a test program's checks: the line "N passed, M failed" (M
+   the largest failure count of any process) and the exit code it means. */
+inline PetscErrorCode Summary(int *exit_code)
+{
+  int fails = g_fail, maxfails;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&fails, &maxfails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", g_pass, maxfails));
+  *exit_code = maxfails > 0 ? 1 : 0;
+  PetscFunctionReturn(0);
+}
+
 /* Runs a group of checks; a PETSc error inside counts as one failure. */
 inline void Run(const std::string &cs, const std::string &group, const std::function<PetscErrorCode()> &f)
 {

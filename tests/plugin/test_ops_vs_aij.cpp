@@ -1778,22 +1778,17 @@ std::vector<Case> MakeCases()
 
 int main(int argc, char **argv)
 {
-  PetscCall(PetscInitialize(&argc, &argv, NULL, "Tests of MATDIAG against aij"));
-  PetscCall(MatDiagRegisterAll());
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
-  char      only[256] = "";
-  PetscBool has_only  = PETSC_FALSE;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", only, sizeof(only), &has_only));
+  CaseFilter want;
+  int        exit_code;
+  PetscCall(Start(&argc, &argv, "Tests of MATDIAG against aij"));
+  PetscCall(want.FromOptions());
 
   for (const Case &c : MakeCases())
-    if (!has_only || c.name.find(only) != std::string::npos) RunCase(c);
-  if (!has_only || std::string("options").find(only) != std::string::npos) Run("options", "options", [] { return TestOptions(); });
-  if (!has_only || std::string("bad input").find(only) != std::string::npos) Run("bad input", "bad input", [] { return TestBadInput(); });
+    if (want(c.name)) RunCase(c);
+  if (want("options")) Run("options", "options", [] { return TestOptions(); });
+  if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
-  int fails = g_fail, maxfails;
-  PetscCallMPI(MPI_Allreduce(&fails, &maxfails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", g_pass, maxfails));
+  PetscCall(Summary(&exit_code));
   PetscCall(PetscFinalize());
-  return maxfails > 0 ? 1 : 0;
+  return exit_code;
 }

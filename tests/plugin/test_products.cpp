@@ -831,18 +831,14 @@ std::vector<Case> MakeCases()
 
 int main(int argc, char **argv)
 {
-  PetscCall(PetscInitialize(&argc, &argv, NULL, "Tests of MatProduct for MATDIAG against aij"));
-  PetscCall(MatDiagRegisterAll());
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
-  char      only[256] = "";
-  PetscBool has_only  = PETSC_FALSE;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", only, sizeof(only), &has_only));
+  CaseFilter want;
+  int        exit_code;
+  PetscCall(Start(&argc, &argv, "Tests of MatProduct for MATDIAG against aij"));
+  PetscCall(want.FromOptions());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-diag_vec_type", g_vec_type, sizeof(g_vec_type), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dense_type", g_dense_type, sizeof(g_dense_type), NULL));
   const bool gpu = g_vec_type[0];
   g_expect_gpu   = gpu;
-  const auto want = [&](const std::string &name) { return !has_only || name.find(only) != std::string::npos; };
 
   for (const Case &c : MakeCases())
     if (want(c.name)) Run(c.name, "products", [&] { return TestCase(c); });
@@ -870,9 +866,7 @@ int main(int argc, char **argv)
   if (want("options")) Run("options", "options", [] { return TestOptions(); });
   if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
-  int fails = g_fail, maxfails;
-  PetscCallMPI(MPI_Allreduce(&fails, &maxfails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", g_pass, maxfails));
+  PetscCall(Summary(&exit_code));
   PetscCall(PetscFinalize());
-  return maxfails > 0 ? 1 : 0;
+  return exit_code;
 }

@@ -281,10 +281,8 @@ PetscErrorCode TestFile(const std::string &path)
 
 int main(int argc, char **argv)
 {
-  PetscCall(PetscInitialize(&argc, &argv, NULL, "MATDIAG on SuiteSparse matrices: test_suitesparse <folder of .mtx files>"));
-  PetscCall(MatDiagRegisterAll());
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
+  int exit_code;
+  PetscCall(Start(&argc, &argv, "MATDIAG on SuiteSparse matrices: test_suitesparse <folder of .mtx files>"));
   const std::string dir = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
   std::error_code   ec;
   if (dir.empty() || !std::filesystem::is_directory(dir, ec)) {
@@ -303,10 +301,8 @@ int main(int argc, char **argv)
       (void)PetscPrintf(PETSC_COMM_SELF, "FAILED [%s]: PETSc error %d (rank %d)\n", f.c_str(), (int)ierr, g_rank);
     }
   }
-  int fails = g_fail, maxfails;
-  PetscCallMPI(MPI_Allreduce(&fails, &maxfails, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d matrix files\n", (int)files.size()));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", g_pass, maxfails));
+  PetscCall(Summary(&exit_code));
   PetscCall(PetscFinalize());
-  return maxfails > 0 ? 1 : 0;
+  return exit_code;
 }
