@@ -7,17 +7,17 @@
 // grids capped and strided.
 #include "pdiag/cuda.hpp"
 
+#include "grid.cuh"
+
 namespace pdiag::cuda {
 
 namespace {
 
 constexpr int kBlock = 256;
-constexpr Index kMaxBlocks = 65535;
 
-unsigned grid_for(Index n) {
-  const Index blocks = (n + kBlock - 1) / kBlock;
-  return unsigned(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
+using grid::capped_blocks;
+
+unsigned grid_for(Index n) { return grid::blocks_for(n, kBlock); }
 
 template <class T>
 __global__ void __launch_bounds__(kBlock) scale_kernel(T* val, Index n, T alpha) {
@@ -33,8 +33,6 @@ template <class T>
 __global__ void __launch_bounds__(kBlock) axpy_kernel(T* y, T alpha, const T* __restrict__ x, Index n) {
   for (Index p = Index(blockIdx.x) * kBlock + threadIdx.x; p < n; p += Index(gridDim.x) * kBlock) y[p] += alpha * x[p];
 }
-
-unsigned diag_grid(Index nd) { return unsigned(nd < kMaxBlocks ? nd : kMaxBlocks); }
 
 // a(i, j) *= l[i - row_begin], then *= r[...] (the CPU reference's two
 // roundings). r is read as the x of hm_spmv / cdm_spmv: at il + shift[k]
@@ -112,7 +110,7 @@ template <class T>
 cudaError_t hm_diagonal_scale(const HmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift, cudaStream_t stream) {
   if (A.ndiag < 0 || A.layout.nrows < 0) return cudaErrorInvalidValue;
   if (A.ndiag == 0 || A.layout.nrows == 0 || (!l && !r)) return cudaSuccess;
-  hm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
+  hm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), capped_blocks(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
   return cudaGetLastError();
 }
 
@@ -120,7 +118,7 @@ template <class T>
 cudaError_t cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const nodeduce_t<T>* r, const Index* shift, cudaStream_t stream) {
   if (A.ndiag < 0 || A.layout.nrows < 0) return cudaErrorInvalidValue;
   if (A.ndiag == 0 || A.layout.nrows == 0 || (!l && !r)) return cudaSuccess;
-  cdm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
+  cdm_diagonal_scale_kernel<T><<<dim3(grid_for(A.layout.nrows), capped_blocks(A.ndiag)), kBlock, 0, stream>>>(A, l, r, shift);
   return cudaGetLastError();
 }
 
@@ -128,7 +126,7 @@ template <class T>
 cudaError_t hm_zero_rows(const HmView<T>& A, const Index* rows, Index n, nodeduce_t<T> diag, cudaStream_t stream) {
   if (n < 0 || A.ndiag < 0) return cudaErrorInvalidValue;
   if (n == 0 || A.ndiag == 0) return cudaSuccess;
-  hm_zero_rows_kernel<T><<<dim3(grid_for(n), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, rows, n, diag);
+  hm_zero_rows_kernel<T><<<dim3(grid_for(n), capped_blocks(A.ndiag)), kBlock, 0, stream>>>(A, rows, n, diag);
   return cudaGetLastError();
 }
 
@@ -136,7 +134,7 @@ template <class T>
 cudaError_t cdm_zero_rows(const CdmView<T>& A, const Index* rows, Index n, nodeduce_t<T> diag, cudaStream_t stream) {
   if (n < 0 || A.ndiag < 0) return cudaErrorInvalidValue;
   if (n == 0 || A.ndiag == 0) return cudaSuccess;
-  cdm_zero_rows_kernel<T><<<dim3(grid_for(n), diag_grid(A.ndiag)), kBlock, 0, stream>>>(A, rows, n, diag);
+  cdm_zero_rows_kernel<T><<<dim3(grid_for(n), capped_blocks(A.ndiag)), kBlock, 0, stream>>>(A, rows, n, diag);
   return cudaGetLastError();
 }
 

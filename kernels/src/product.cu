@@ -34,9 +34,11 @@
 // memory in chunks) with a group of up to 8 columns per thread: each loaded
 // value of A serves all of them.
 //
-// Grids are capped at kMaxBlocks in each dimension and blocks stride over the
+// Grids are capped in each dimension (grid.cuh) and blocks stride over the
 // remaining work, as in spmv.cu.
 #include "pdiag/cuda.hpp"
+
+#include "grid.cuh"
 
 #include <utility>
 #include <vector>
@@ -48,10 +50,9 @@ namespace {
 constexpr int kBlock = 256;  // threads per block (1D kernels), pairs / diagonals per shared-memory chunk
 constexpr int kRows = 4;     // rows of C per thread in the output-stationary product kernel
 static_assert(Index(kBlock) * kRows == DevicePlan::kTileRows, "tile of the product schedule");
-constexpr Index kMaxBlocks = 65535;
 constexpr int kT = 16;  // tile edge of Algorithm 1 (the paper's T = 2^4)
 
-unsigned capped(Index blocks) { return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks); }
+using grid::capped_blocks;
 
 __host__ __device__ __forceinline__ Index imin(Index a, Index b) { return a < b ? a : b; }
 __host__ __device__ __forceinline__ Index imax(Index a, Index b) { return a > b ? a : b; }
@@ -386,7 +387,7 @@ cudaError_t launch_spmm(const typename Scheme::View& A, const T* X, Index ldx, I
                         const Index* shift, cudaStream_t stream) {
   const Index ngroups = (k + KC - 1) / KC;
   const Index nvb = ((A.layout.nrows + kBlock - 1) / kBlock) * ngroups;
-  spmm_kernel<T, KC, Scheme><<<capped(nvb), kBlock, 0, stream>>>(A, X, ldx, k, C, ldc, shift, ngroups);
+  spmm_kernel<T, KC, Scheme><<<capped_blocks(nvb), kBlock, 0, stream>>>(A, X, ldx, k, C, ldc, shift, ngroups);
   return cudaGetLastError();
 }
 
@@ -551,7 +552,7 @@ cudaError_t hm_product_numeric(const DevicePlan& plan, const HmView<const nodedu
   if (!hm_operands_ok(plan, A.layout, A.ndiag, ta, B.layout, B.ndiag, tb, C.layout, C.ndiag, LAe, LBe))
     return cudaErrorInvalidValue;
   if (plan.ntasks == 0) return cudaSuccess;
-  hm_product_kernel<T><<<capped(plan.ntasks), kBlock, 0, stream>>>(plan, A, B, C, LAe, LBe, ta == Trans::T,
+  hm_product_kernel<T><<<capped_blocks(plan.ntasks), kBlock, 0, stream>>>(plan, A, B, C, LAe, LBe, ta == Trans::T,
                                                                      tb == Trans::T);
   return cudaGetLastError();
 }
@@ -571,7 +572,7 @@ cudaError_t hm_product_numeric_atomic(const DevicePlan& plan, const HmView<const
   // the exact count (A.start[ndiag]) on the device and strides over it.
   const Index bound = A.ndiag * imin(A.layout.nrows, A.layout.ncols);
   if (bound <= 0) return cudaSuccess;
-  hm_product_atomic_kernel<T><<<capped((bound + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
+  hm_product_atomic_kernel<T><<<capped_blocks((bound + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
       plan, A, B, C, LAe, LBe, ta == Trans::T, tb == Trans::T);
   return cudaGetLastError();
 }
@@ -585,7 +586,7 @@ cudaError_t cdm_product_numeric_tiled(const CdmView<const nodeduce_t<T>>& A, Tra
   if (!(A.layout == L) || !(B.layout == L) || !(C.layout == L)) return cudaErrorInvalidValue;
   if (n == 0 || C.ndiag == 0) return cudaSuccess;
   const dim3 block(kT, kT);
-  const dim3 grid(capped((n + kT - 1) / kT), capped((C.ndiag + kT - 1) / kT));
+  const dim3 grid(capped_blocks((n + kT - 1) / kT), capped_blocks((C.ndiag + kT - 1) / kT));
   cdm_tiled_kernel<T><<<grid, block, 0, stream>>>(A, B, C, ta == Trans::T, tb == Trans::T);
   return cudaGetLastError();
 }

@@ -19,6 +19,8 @@
 // structure). A range much wider than the pairs is left to the host.
 #include "pdiag/cuda.hpp"
 
+#include "grid.cuh"
+
 #include <algorithm>
 #include <vector>
 
@@ -28,7 +30,6 @@ namespace {
 
 constexpr int kSymBlock = 128;   // threads per candidate diagonal (count, fill)
 constexpr int kScanBlock = 1024; // the single scan block
-constexpr Index kMaxGrid = 65535;
 
 struct PairSpaceView {
   Index nA = 0, nB = 0, cmin = 0, range = 0;
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(kSymBlock)
   }
 }
 
-unsigned grid_for(Index range) { return static_cast<unsigned>(range < kMaxGrid ? range : kMaxGrid); }
+unsigned grid_for(Index range) { return grid::capped_blocks(range); }
 
 }  // namespace
 

@@ -5,12 +5,13 @@
 // are atomic: the sum is exact up to the order of the additions.
 #include "pdiag/cuda.hpp"
 
+#include "grid.cuh"
+
 namespace pdiag::cuda {
 
 namespace {
 
 constexpr int kBlock = 256;
-constexpr Index kMaxBlocks = 65535;
 
 template <class T>
 __global__ void __launch_bounds__(kBlock)
@@ -28,8 +29,7 @@ template <class T>
 cudaError_t scatter_add(T* val, const Index* slot, const nodeduce_t<T>* v, Index n, cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
-  const Index blocks = (n + kBlock - 1) / kBlock;
-  scatter_add_kernel<T><<<unsigned(blocks < kMaxBlocks ? blocks : kMaxBlocks), kBlock, 0, stream>>>(val, slot, v, n);
+  scatter_add_kernel<T><<<grid::blocks_for(n, kBlock), kBlock, 0, stream>>>(val, slot, v, n);
   return cudaGetLastError();
 }
 

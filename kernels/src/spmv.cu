@@ -15,9 +15,11 @@
 //    diagonals and picks the one entry of each that lands on p): no atomics;
 //  - every output is summed in a fixed order (z first, then the diagonals
 //    in storage order), so results are deterministic run to run;
-//  - the grid is capped at kMaxBlocks and blocks stride over the remaining
+//  - the grid is capped (grid.cuh) and blocks stride over the remaining
 //    tiles, so the grid size never overflows however many rows there are.
 #include "pdiag/cuda.hpp"
+
+#include "grid.cuh"
 
 namespace pdiag::cuda {
 
@@ -26,15 +28,10 @@ namespace {
 // Threads per block and diagonals per shared-memory chunk: equal, so that
 // each thread stages exactly one diagonal of a chunk.
 constexpr int kBlock = 256;
-// 65535 blocks of 256 threads keep every current GPU full many times over;
-// beyond that, blocks loop over tiles (cheap: the metadata restaging per
-// tile is a few loads per diagonal next to 256 rows of work).
-constexpr Index kMaxBlocks = 65535;
-
-unsigned grid_for(Index n) {
-  const Index tiles = (n + kBlock - 1) / kBlock;
-  return static_cast<unsigned>(tiles < kMaxBlocks ? tiles : kMaxBlocks);
-}
+// Grids are capped (grid.cuh); beyond the cap blocks loop over tiles
+// (cheap: the metadata restaging per tile is a few loads per diagonal next
+// to 256 rows of work).
+unsigned grid_for(Index n) { return grid::blocks_for(n, kBlock); }
 
 // Number of diagonals in the chunk starting at c0.
 __device__ __forceinline__ int chunk_size(Index ndiag, Index c0) {

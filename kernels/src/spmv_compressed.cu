@@ -24,18 +24,15 @@
 // constant, 0 off it), a second the exception rows' c + delta.
 #include "pdiag/cuda.hpp"
 
+#include "grid.cuh"
+
 namespace pdiag::cuda {
 
 namespace {
 
 constexpr int kBlock = 256;  // threads per block = diagonals per staged chunk
 constexpr int kRows = 2;     // rows per thread in pass 1
-constexpr Index kMaxBlocks = 65535;
-
-unsigned grid_for(Index n, Index per_block) {
-  const Index tiles = (n + per_block - 1) / per_block;
-  return static_cast<unsigned>(tiles < kMaxBlocks ? tiles : kMaxBlocks);
-}
+using grid::blocks_for;
 
 __device__ __forceinline__ int chunk_size(Index ndiag, Index c0) {
   return ndiag - c0 < kBlock ? static_cast<int>(ndiag - c0) : kBlock;
@@ -192,14 +189,14 @@ cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T
   const Index m = A.layout.nrows;
   if (row_hi < 0 || row_hi > m) row_hi = m;
   if (row_lo >= row_hi) return cudaSuccess;
-  const unsigned grid1 = grid_for(row_hi - row_lo, Index(kBlock) * kRows);
+  const unsigned grid1 = blocks_for(row_hi - row_lo, Index(kBlock) * kRows);
   if (A.npacked > 0)
     hm_compressed_pass1<T, true><<<grid1, kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
   else
     hm_compressed_pass1<T, false><<<grid1, kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || A.nrows_exc == 0) return e;
-  hm_compressed_pass2<T><<<grid_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, x, y, shift, row_lo, row_hi);
+  hm_compressed_pass2<T><<<blocks_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, x, y, shift, row_lo, row_hi);
   return cudaGetLastError();
 }
 
@@ -207,10 +204,10 @@ template <class T>
 cudaError_t hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A, Index k0, T* out, cudaStream_t stream) {
   if (k0 < -1 || k0 >= A.ndiag || A.layout.nrows < 0) return cudaErrorInvalidValue;
   if (A.layout.nrows == 0) return cudaSuccess;
-  hm_compressed_diag_fill<T><<<grid_for(A.layout.nrows, kBlock), kBlock, 0, stream>>>(A, k0, out);
+  hm_compressed_diag_fill<T><<<blocks_for(A.layout.nrows, kBlock), kBlock, 0, stream>>>(A, k0, out);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || k0 < 0 || A.nrows_exc == 0) return e;
-  hm_compressed_diag_exceptions<T><<<grid_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, k0, out);
+  hm_compressed_diag_exceptions<T><<<blocks_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, k0, out);
   return cudaGetLastError();
 }
 
