@@ -9,7 +9,7 @@ BUILD=${BUILD_DIR:-$ROOT/build-cuda}
 DEST=$ROOT/.gpu
 rm -rf "$DEST"
 files=()
-for f in "$BUILD"/tests/kernels/test_* "$BUILD"/plugin/libpetscdiag.so "$BUILD"/solvers/* "$BUILD"/bench/bench_* \
+for f in "$BUILD"/tests/kernels/test_* "$BUILD"/lib/libpetscdiag.so "$BUILD"/solvers/* "$BUILD"/bench/bench_* \
          "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_*; do
   [ -f "$f" ] && [ -x "$f" -o "${f##*.}" = so ] && files+=("$f")
 done
