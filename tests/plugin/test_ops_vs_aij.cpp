@@ -1550,14 +1550,24 @@ PetscErrorCode TestBadInput()
     }
     PetscCall(ExpectError("MatLUFactor (unsupported)", true, [&] { return MatLUFactor(D, NULL, NULL, NULL); }));
     PetscCall(MatFactorInfoInitialize(&info));
-    PetscCall(ExpectError("MatGetFactor LU (unsupported)", true, [&] { return MatGetFactor(D, MATSOLVERPETSC, MAT_FACTOR_LU, &S); }));
+    /* PETSc's own LU is sequential (as for aij); in parallel it is refused */
+    S = NULL;
+    PetscCall(ExpectError("MatGetFactor LU petsc in parallel (unsupported, as for aij)", g_size > 1, [&] { return MatGetFactor(D, MATSOLVERPETSC, MAT_FACTOR_LU, &S); }));
+    PetscCall(MatDestroy(&S));
     PetscCall(ExpectError("MatNorm NORM_2 (unsupported)", true, [&] {
       PetscReal nrm;
       return MatNorm(D, NORM_2, &nrm);
     }));
-    PetscCall(ExpectError("MatGetValues (unsupported)", true, [&] {
+    {
+      PetscScalar v[2] = {-1, -1};
+      PetscInt    cols[2] = {r0, r0 + 1 < n ? r0 + 1 : r0};
+      PetscCall(MatGetValues(D, 1, &r0, 2, cols, v));
+      PetscCall(Record(v[0] == 2.0 && (cols[1] == r0 || v[1] == 0.0), "bad input", "MatGetValues of a stored entry and of an entry not stored", Fmt("got %g and %g", (double)PetscRealPart(v[0]), (double)PetscRealPart(v[1]))));
+    }
+    PetscCall(ExpectError("MatGetValues of a row this process does not own", g_size > 1, [&] {
       PetscScalar v;
-      return MatGetValues(D, 1, &r0, 1, &r0, &v);
+      PetscInt    row = r1 < n ? r1 : 0;
+      return MatGetValues(D, 1, &row, 1, &row, &v);
     }));
     {
       /* every other owned row, and the first half of the owned columns */

@@ -82,6 +82,36 @@ struct Csr {
   std::vector<T> vals;
 };
 
+/// The stored entries (i, j) with value v of A for which keep(i, j, v)
+/// holds, as CSR of the local rows (global columns, ascending in each row).
+template <class T, class Keep>
+Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
+  const Layout& L = A.layout;
+  const auto v = A.view();
+  Csr<T> C;
+  C.rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i)
+      if (keep(i, i + d, A.val[static_cast<std::size_t>(v.pos(k, i))])) ++C.rowptr[i - L.row_begin + 1];
+  }
+  for (Index il = 0; il < L.nrows; ++il) C.rowptr[il + 1] += C.rowptr[il];
+  C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
+  C.vals.resize(static_cast<std::size_t>(C.rowptr.back()));
+  std::vector<Index> next(C.rowptr.begin(), C.rowptr.end() - 1);
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) {
+      const T a = A.val[static_cast<std::size_t>(v.pos(k, i))];
+      if (!keep(i, i + d, a)) continue;
+      const Index p = next[i - L.row_begin]++;
+      C.colidx[p] = i + d;
+      C.vals[p] = a;
+    }
+  }
+  return C;
+}
+
 template <class T>
 Csr<T> hm_to_csr(const HmMatrix<T>& A, bool keep_zeros = true) {
   const Layout& L = A.layout;
@@ -167,6 +197,75 @@ std::vector<Index> cdm_nonzero_offsets(const CdmMatrix<T>& C) {
         }
     }
   }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The part of a row block in the columns [c0, c1), as a sequential matrix
+/// of its own (rows 0..nrows-1, columns 0..c1-c0-1): diagonal d of the block
+/// becomes diagonal d + row_begin - c0. Diagonals that miss the columns are
+/// left out; every other entry is copied (stored zeros included).
+template <class T>
+HmMatrix<T> hm_column_block(const HmMatrix<T>& A, Index c0, Index c1) {
+  const Layout& L = A.layout;
+  if (c0 < 0 || c1 < c0 || c1 > L.ncols) throw FormatError("column block outside the matrix");
+  const Layout B = Layout::rect(L.nrows, c1 - c0);
+  const Index shift = L.row_begin - c0;  // block offset = global offset + shift
+  std::vector<Index> offs;
+  for (Index d : A.offsets)
+    if (B.length(d + shift) > 0) offs.push_back(d + shift);
+  HmMatrix<T> out(B, offs);
+  const auto a = A.view();
+  for (Index k = 0; k < out.ndiag(); ++k) {
+    const Index db = out.offsets[k], ka = A.find_diagonal(db - shift);
+    // block rows [lo, hi) of diagonal db are global rows row_begin + [lo, hi)
+    const Index lo = B.lo(db), hi = B.hi(db);
+    std::copy(A.val.begin() + a.pos(ka, L.row_begin + lo), A.val.begin() + a.pos(ka, L.row_begin + lo) + (hi - lo),
+              out.val.begin() + out.start[k]);
+  }
+  return out;
+}
+
+/// The HM diagonals a CDM block keeps when it goes back to HM storage: the
+/// halves of each compact diagonal that hold a nonzero in this block (as
+/// cdm_nonzero_offsets), and for a compact diagonal without any nonzero its
+/// longer half, so that an all-zero structure (a DMDA's matrix before its
+/// values) keeps its diagonals.
+template <class T>
+std::vector<Index> cdm_hm_offsets(const CdmMatrix<T>& C) {
+  const Layout& L = C.layout;
+  const auto cv = C.view();
+  std::vector<Index> out;
+  for (Index k = 0; k < C.ndiag(); ++k) {
+    const Index kk = C.koffsets[k];
+    bool any = false;
+    for (Index d : {kk - L.ncols, kk}) {
+      if (d == -L.ncols) continue;  // kk = 0 has no sub part
+      for (Index i = L.lo(d); i < L.hi(d); ++i)
+        if (C.val[static_cast<std::size_t>(cv.pos(k, i))] != T(0)) {
+          out.push_back(d);
+          any = true;
+          break;
+        }
+    }
+    if (!any) {
+      const Index longer = kk == 0 || L.length(kk) >= L.length(kk - L.ncols) ? kk : kk - L.ncols;
+      if (L.length(longer) > 0) out.push_back(longer);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Every HM offset a CDM block's compact diagonals cover (both halves of
+/// each, where they cross the block), whatever the values: the structure.
+template <class T>
+std::vector<Index> cdm_structural_offsets(const CdmMatrix<T>& C) {
+  const Layout& L = C.layout;
+  std::vector<Index> out;
+  for (Index kk : C.koffsets)
+    for (Index d : {kk - L.ncols, kk})
+      if (d != -L.ncols && L.length(d) > 0) out.push_back(d);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -18,6 +18,9 @@ struct GridStencil {
   bool  box = false; // box (all |o_a| <= s) or star (one axis at a time)
   std::array<bool, 3> periodic{false, false, false};
   std::array<std::vector<Index>, 3> owned;  // points owned by each process along each axis
+  // Optional dof x dof couplings (row-major, nonzero = coupled) within a
+  // point (dfill) and between neighbouring points (ofill); empty: all couple.
+  std::vector<char> dfill, ofill;
 };
 
 namespace detail {
@@ -144,5 +147,77 @@ inline std::vector<Index> grid_stencil_offsets(const GridStencil& g, Index px, I
   offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
   return offs;
 }
+
+/// The couplings of a grid stencil matrix: entry (row, col) is one when the
+/// grid point of col lies within the stencil of the point of row (across
+/// periodic boundaries too) and their components couple. A stored diagonal
+/// of such a matrix also crosses entries that couple no points: the
+/// neighbour "+1" of the last point of a grid line is the first point of
+/// the next line. Those entries are stored zeros, not part of the stencil;
+/// this pattern tells them apart (a matrix in aij storage would not hold
+/// them, and preconditioners built on the graph of the matrix must not see
+/// them).
+class GridStencilPattern {
+ public:
+  explicit GridStencilPattern(const GridStencil& g) : g_(g), num_(g_) {
+    if (g_.dim < 1 || g_.dim > 3 || g_.dof < 1 || g_.width < 0) throw FormatError("bad grid stencil description");
+    const std::size_t w2 = static_cast<std::size_t>(g_.dof * g_.dof);
+    if ((!g_.dfill.empty() && g_.dfill.size() != w2) || (!g_.ofill.empty() && g_.ofill.size() != w2))
+      throw FormatError("grid stencil fill patterns must be dof x dof");
+  }
+  GridStencilPattern(const GridStencilPattern&) = delete;  // num_ refers to g_
+  GridStencilPattern& operator=(const GridStencilPattern&) = delete;
+
+  /// Number of rows of the matrix (all grid points, all components).
+  Index size() const { return num_.rank_start.back(); }
+
+  /// Whether (row, col), global indices in the grid's numbering, couple.
+  bool contains(Index row, Index col) const {
+    const Point r = point_of(row), c = point_of(col);
+    bool same = true, reach[3], still[3];
+    for (int a = 0; a < 3; ++a) {
+      still[a] = r.x[a] == c.x[a];
+      reach[a] = still[a] || reaches(a, r.x[a], c.x[a]);
+      same = same && still[a];
+    }
+    if (!(reach[0] && reach[1] && reach[2])) return false;
+    if (!g_.box && !same) {
+      // star: the points differ along one axis only
+      const int moved = !still[0] + !still[1] + !still[2];
+      if (moved > 1) return false;
+    }
+    const std::vector<char>& fill = same ? g_.dfill : g_.ofill;
+    return fill.empty() || fill[static_cast<std::size_t>(r.c * g_.dof + c.c)] != 0;
+  }
+
+ private:
+  struct Point {
+    std::array<Index, 3> x;
+    Index c;
+  };
+  Point point_of(Index global) const {
+    if (global < 0 || global >= size()) throw FormatError("index " + std::to_string(global) + " outside the grid");
+    const auto it = std::upper_bound(num_.rank_start.begin(), num_.rank_start.end(), global) - 1;
+    const Index rank = Index(it - num_.rank_start.begin());
+    const Index np = num_.nprocs(0), nq = num_.nprocs(1);
+    const std::array<Index, 3> p{rank % np, (rank / np) % nq, rank / (np * nq)};
+    const Index local = global - *it, point = local / g_.dof;
+    const Index sx = num_.size(0, p[0]), sy = num_.size(1, p[1]);
+    const std::array<Index, 3> l{point % sx, (point / sx) % sy, point / (sx * sy)};
+    Point out{};
+    for (int a = 0; a < 3; ++a) out.x[a] = num_.first[a][p[a]] + l[a];
+    out.c = local % g_.dof;
+    return out;
+  }
+  /// Whether y is a stencil neighbour of x along axis a (|o| <= width).
+  bool reaches(int a, Index x, Index y) const {
+    if (a >= g_.dim) return false;
+    for (Index o = -g_.width; o <= g_.width; ++o)
+      if (o != 0 && num_.neighbour(a, x, o) == y) return true;
+    return false;
+  }
+  GridStencil g_;
+  detail::GridNumbering num_;
+};
 
 }  // namespace pdiag

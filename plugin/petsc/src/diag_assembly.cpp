@@ -46,7 +46,7 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
   const Index r0 = a->layout.row_begin, r1 = a->layout.row_end();
 
   PetscFunctionBegin;
-  if (!A->preallocated) PetscCall(MatSetUp(A));
+  if (!A->preallocated) PetscCall(MatSetUp_Diag(A)); /* not MatSetUp: MatSetValues is not collective */
   MatDiagValuesChanged(a);
   for (PetscInt r = 0; r < m; r++) {
     const PetscInt i = rows[r];
@@ -74,7 +74,11 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
       const PetscScalar value = v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0;
       PetscScalar      *slot  = MatDiagSlot(a, i, j);
-      if (!slot) PetscCall(MatDiagStagedSlot(A, i, j, &slot));
+      if (!slot) {
+        if (a->new_diagonals_ignored) continue;
+        PetscCheck(!a->new_diagonals_error, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which is not stored, and MAT_NEW_NONZERO_LOCATION_ERR is set", i, j, j - i);
+        PetscCall(MatDiagStagedSlot(A, i, j, &slot));
+      }
       if (mode == INSERT_VALUES) *slot = value;
       else *slot += value;
     }
@@ -162,10 +166,10 @@ static PetscErrorCode MatDiagExchangeStash(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* HM offsets of the entries stored in a CDM block that hold values. */
+/* The HM diagonals a CDM block keeps in HM storage (pdiag::cdm_hm_offsets). */
 static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
 {
-  return pdiag::cdm_nonzero_offsets(cdm);
+  return pdiag::cdm_hm_offsets(cdm);
 }
 
 /* Puts the staged diagonals into the storage. */

@@ -46,11 +46,8 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
   Mat_Diag *b = (Mat_Diag *)B->data;
   Hm        hm;
   DiagCallKernel(hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
-  PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));
-  PetscCall(MatDiagReplaceStorage_Private(B, std::move(hm)));
-  B->preallocated = PETSC_TRUE;
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
+  PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
   PetscFunctionReturn(0);
 }
 
@@ -79,21 +76,19 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   PetscFunctionReturn(0);
 }
 
-/* MatConvert to an aij type: the CSR of the stored entries of the local
-   rows (global columns) gives aij its exact preallocation and values in one
-   call (MatSeq/MPIAIJSetPreallocationCSR). */
+/* MatConvert to an aij type: the CSR of the local rows (global columns) that
+   an aij matrix of this operator holds (MatDiagLocalCSR_Private: for a
+   DMDA's matrix without the stored zeros that couple no grid points) gives
+   aij its exact preallocation and values in one call. */
 PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
 {
-  Mat_Diag                *a = (Mat_Diag *)A->data;
-  pdiag::Csr<PetscScalar> csr;
-  Mat                      B;
+  Mat B;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
-  if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(csr = pdiag::hm_to_csr(a->hm));
-  else DiagCallKernel(csr = pdiag::hm_to_csr(pdiag::hm_from_cdm(a->cdm, pdiag::cdm_nonzero_offsets(a->cdm))));
-  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());
   if (reuse == MAT_REUSE_MATRIX) {
+    pdiag::Csr<PetscScalar> csr;
+    PetscCall(MatDiagLocalCSR_Private(A, &csr));
+    std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());
     B = *newmat;
     PetscCall(MatZeroEntries(B));
     for (PetscInt il = 0; il < A->rmap->n; il++) {
@@ -104,11 +99,7 @@ PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *
     PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
-  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(B, newtype));
-  PetscCall(MatSeqAIJSetPreallocationCSR(B, rowptr.data(), colidx.data(), csr.vals.data()));
-  PetscCall(MatMPIAIJSetPreallocationCSR(B, rowptr.data(), colidx.data(), csr.vals.data()));
+  PetscCall(MatDiagBuildAIJ_Private(A, newtype, &B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
   PetscFunctionReturn(0);

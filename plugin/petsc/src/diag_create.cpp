@@ -4,6 +4,7 @@
 #include "pdiag/stencil.hpp"
 
 #include <petscdmda.h>
+#include <petsc/private/dmdaimpl.h>
 
 const char *const MatDiagStorages[] = {"hm", "cdm", "auto", "MatDiagStorage", "MAT_DIAG_STORAGE_", nullptr};
 
@@ -69,32 +70,70 @@ PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
   PetscFunctionReturn(0);
 }
 
-/* The offsets of a DMDA's stencil matrix for this process's rows. */
-static PetscErrorCode MatDiagDMDAOffsets_Private(Mat A, DM da, PetscBool *used, std::vector<Index> *offsets)
+/* The stencil of the DMDA a matrix was created from (MatGetDM), as the
+   kernels describe it: grid, process layout, stencil type and width, and
+   DMDASetBlockFills couplings. *found is false when A has no DMDA or is not
+   its operator (other sizes). */
+PetscErrorCode MatDiagGridStencil_Private(Mat A, PetscBool *found, pdiag::GridStencil *g)
 {
+  DM              da;
+  PetscBool       isda = PETSC_FALSE;
   PetscInt        dim, M, N, P, m, n, p, dof, s;
   DMBoundaryType  bx, by, bz;
   DMDAStencilType st;
   const PetscInt *lx, *ly, *lz;
-  PetscMPIInt     rank;
-  pdiag::GridStencil g;
 
   PetscFunctionBegin;
-  *used = PETSC_FALSE;
+  *found = PETSC_FALSE;
+  PetscCall(MatGetDM(A, &da));
+  if (da) PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
+  if (!isda) PetscFunctionReturn(0);
   PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, &m, &n, &p, &dof, &s, &bx, &by, &bz, &st));
   if (A->rmap->N != dof * M * N * P || A->cmap->N != A->rmap->N) PetscFunctionReturn(0); /* not this DMDA's operator */
   PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)da), &rank));
-  g.dim      = (int)dim;
-  g.dof      = dof;
-  g.width    = s;
-  g.box      = st == DMDA_STENCIL_BOX;
-  g.periodic = {bx == DM_BOUNDARY_PERIODIC, by == DM_BOUNDARY_PERIODIC, bz == DM_BOUNDARY_PERIODIC};
-  g.owned[0].assign(lx, lx + m);
-  if (dim > 1) g.owned[1].assign(ly, ly + n);
-  if (dim > 2) g.owned[2].assign(lz, lz + p);
+  g->dim      = (int)dim;
+  g->dof      = dof;
+  g->width    = s;
+  g->box      = st == DMDA_STENCIL_BOX;
+  g->periodic = {bx == DM_BOUNDARY_PERIODIC, by == DM_BOUNDARY_PERIODIC, bz == DM_BOUNDARY_PERIODIC};
+  g->owned[0].assign(lx, lx + m);
+  if (dim > 1) g->owned[1].assign(ly, ly + n);
+  if (dim > 2) g->owned[2].assign(lz, lz + p);
+  { /* DMDASetBlockFills keeps each fill as "row starts, then columns" */
+    const DM_DA *dd   = (const DM_DA *)da->data;
+    auto         dense = [dof](const PetscInt *fill, std::vector<char> *out) {
+      if (!fill) return;
+      out->assign((std::size_t)(dof * dof), 0);
+      for (PetscInt r = 0; r < dof; r++)
+        for (PetscInt e = fill[r]; e < fill[r + 1]; e++) (*out)[(std::size_t)(r * dof + fill[e])] = 1;
+    };
+    dense(dd->dfill, &g->dfill);
+    dense(dd->ofill, &g->ofill);
+  }
+  *found = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The offsets of a grid stencil's matrix for this process's rows. */
+PetscErrorCode MatDiagGridOffsets_Private(Mat A, const pdiag::GridStencil &g, std::vector<Index> *offsets)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  const Index m = (Index)g.owned[0].size(), n = g.dim > 1 ? (Index)g.owned[1].size() : 1;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   DiagCallKernel(*offsets = pdiag::grid_stencil_offsets(g, rank % m, (rank / m) % n, rank / (m * n)));
-  *used = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The offsets of a DMDA's stencil matrix for this process's rows. */
+static PetscErrorCode MatDiagDMDAOffsets_Private(Mat A, PetscBool *used, std::vector<Index> *offsets)
+{
+  pdiag::GridStencil g;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGridStencil_Private(A, used, &g));
+  if (*used) PetscCall(MatDiagGridOffsets_Private(A, g, offsets));
   PetscFunctionReturn(0);
 }
 
@@ -112,7 +151,7 @@ PetscErrorCode MatSetUp_Diag(Mat A)
   PetscCall(MatDiagSetLayout_Private(A));
   PetscCall(MatGetDM(A, &dm));
   if (dm) PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
-  if (isda) PetscCall(MatDiagDMDAOffsets_Private(A, dm, &used, &offsets));
+  if (isda) PetscCall(MatDiagDMDAOffsets_Private(A, &used, &offsets));
   if (dm) { /* products compute where the DM's vectors live: so do the vectors MatCreateVecs() gives (e.g. PCJACOBI's) */
     VecType vtype;
     PetscCall(DMGetVecType(dm, &vtype));
@@ -125,6 +164,36 @@ PetscErrorCode MatSetUp_Diag(Mat A)
   DiagCallKernel(hm = Hm(a->layout, offsets));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
   A->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* ops->setup (MatSetUp, collective). A DMDA's matrix comes out as aij's does
+   from DMCreateMatrix: its stencil's structure assembled with zeros (unless
+   DMSetMatrixPreallocateOnly), so that what needs an assembled matrix
+   before the first values (MatFDColoringCreate, MatDuplicate, products)
+   accepts it. */
+static PetscErrorCode MatSetUp_DiagCollective(Mat A)
+{
+  DM        dm;
+  PetscBool grid;
+
+  PetscFunctionBegin;
+  PetscCall(MatSetUp_Diag(A));
+  PetscCall(MatGetDM(A, &dm));
+  if (!dm || dm->prealloc_only) PetscFunctionReturn(0);
+  {
+    pdiag::GridStencil g;
+    PetscCall(MatDiagGridStencil_Private(A, &grid, &g));
+  }
+  if (!grid) PetscFunctionReturn(0);
+  { /* the storage scheme (auto) is chosen at the first assembly with values,
+       not for this structure of zeros */
+    Mat_Diag *a          = (Mat_Diag *)A->data;
+    a->structure_changed = PETSC_FALSE;
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    a->structure_changed = PETSC_TRUE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -380,11 +449,13 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceFree_Private(a)); /* first: nothing to bring back from the device */
   PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCall(MatDiagCompanionDestroy_Private(a));
+  PetscCall(MatDestroy(&a->diag_block));
   delete a;
   A->data = nullptr;
   PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
-  for (const char *name : {"MatDiagSetPreallocation_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C"})
+  for (const char *name : {"MatDiagSetPreallocation_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C", "MatStoreValues_C", "MatRetrieveValues_C", "MatProductSetFromOptions_anytype_C"})
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscFunctionReturn(0);
 }
@@ -397,7 +468,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
   PetscCall(MatDiagSetOps_Private(A));
   A->ops->destroy        = MatDestroy_Diag;
   A->ops->setfromoptions = MatSetFromOptions_Diag;
-  A->ops->setup          = MatSetUp_Diag;
+  A->ops->setup          = MatSetUp_DiagCollective;
   A->assembled           = PETSC_FALSE;
   A->preallocated        = PETSC_FALSE;
   /* MatSetOption(MAT_SUBSET_OFF_PROC_ENTRIES) frees this datatype of PETSc's
@@ -514,6 +585,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
+  PetscCall(MatDiagRegisterSolverTypes_Private());
 #if defined(PDIAG_PETSC_CUDA)
   PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
   PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));

@@ -11,6 +11,7 @@
 #include "pdiag/compress.hpp"
 #include "pdiag/convert.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/stencil.hpp"
 
 #include <map>
 #include <new>
@@ -109,6 +110,31 @@ struct Mat_Diag {
   PetscBool          ghost_valid = PETSC_FALSE;
 
   DiagDevice dev;
+
+  /* the aij copy that operations on the graph of the matrix use
+     (diag_companion.cpp): current while its state equals A's */
+  Mat              companion         = nullptr;
+  PetscObjectState companion_state   = -1;
+  PetscObjectState companion_nzstate = -1;
+  std::vector<Index> companion_rowptr, companion_colidx; /* its pattern, to tell a value refresh from a new pattern */
+
+  /* MPI: the block of owned rows and columns as a seqdiag
+     (MatGetDiagonalBlock; bjacobi, local SOR sweeps), refreshed like the companion */
+  Mat              diag_block         = nullptr;
+  PetscObjectState diag_block_state   = -1;
+  PetscObjectState diag_block_nzstate = -1;
+
+  /* an HM copy of CDM storage for the kernels that work on HM (SOR, factors), kept until A changes */
+  Hm               hm_of_cdm;
+  PetscObjectState hm_of_cdm_state = -1;
+
+  /* MatStoreValues / MatRetrieveValues */
+  std::vector<PetscScalar> stored_values;
+
+  /* MAT_NEW_NONZERO_LOCATIONS (false: entries on new diagonals are dropped),
+     MAT_NEW_NONZERO_LOCATION_ERR (an error) */
+  PetscBool new_diagonals_ignored = PETSC_FALSE;
+  PetscBool new_diagonals_error   = PETSC_FALSE;
 
   /* MatGetRow buffers */
   std::vector<PetscInt>    row_cols;
@@ -299,6 +325,33 @@ PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
+
+/* diag_companion.cpp */
+PETSC_INTERN PetscErrorCode MatDiagLocalCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
+PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
+PETSC_INTERN PetscErrorCode MatDiagAIJIsCompact_Private(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagSetCompanionOps_Private(Mat);
+
+/* diag_sor.cpp */
+PETSC_INTERN PetscErrorCode MatDiagHm_Private(Mat, const Hm **);
+PETSC_INTERN PetscErrorCode MatDiagInstallHm_Private(Mat, Hm &&);
+PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_Diag(Mat, Mat *);
+PETSC_INTERN PetscErrorCode MatSOR_Diag(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+
+/* diag_factor.cpp */
+PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);
+
+/* diag_factor_native.cpp: ILU(0)/ICC(0) on the diagonals */
+PETSC_INTERN PetscErrorCode MatDiagFactorNativeApplies_Private(Mat, Mat, const char *, MatFactorType, IS, IS, const MatFactorInfo *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat, Mat, MatFactorType, const MatFactorInfo *);
+
+/* diag_create.cpp: the stencil of the DMDA a matrix came from */
+PETSC_INTERN PetscErrorCode MatDiagGridStencil_Private(Mat, PetscBool *, pdiag::GridStencil *);
+PETSC_INTERN PetscErrorCode MatDiagGridOffsets_Private(Mat, const pdiag::GridStencil &, std::vector<Index> *);
 
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

@@ -384,6 +384,16 @@ static PetscErrorCode MatSetOption_Diag(Mat A, MatOption op, PetscBool flg)
   case MAT_IGNORE_OFF_PROC_ENTRIES:
     a->donotstash = flg;
     break;
+  case MAT_NEW_NONZERO_LOCATIONS: /* false: entries on diagonals not stored are dropped */
+    a->new_diagonals_ignored = flg ? PETSC_FALSE : PETSC_TRUE;
+    break;
+  case MAT_NEW_NONZERO_LOCATION_ERR: /* an entry on a diagonal not stored is a new location */
+    a->new_diagonals_error = flg;
+    break;
+  case MAT_NEW_NONZERO_ALLOCATION_ERR:
+    /* ignored: aij's preallocation calls (no-ops for diag) set it, and diag
+       does not learn its diagonals from them */
+    break;
   default:
     PetscCall(PetscInfo(A, "diag: option %s ignored\n", MatOptions[op]));
   }
@@ -492,6 +502,51 @@ static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStruct
   PetscFunctionReturn(0);
 }
 
+/* MatGetValues of owned rows (entries not stored are zero, as in aij). */
+static PetscErrorCode MatGetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], PetscInt n, const PetscInt cols[], PetscScalar v[])
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < m; r++) {
+    const PetscInt i = rows[r];
+    if (i < 0) continue;
+    PetscCheck(i >= a->layout.row_begin && i < a->layout.row_end(), PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatGetValues() of row %" PetscInt_FMT ": only rows of this process [%" PetscInt64_FMT ", %" PetscInt64_FMT ")", i,
+               (PetscInt64)a->layout.row_begin, (PetscInt64)a->layout.row_end());
+    for (PetscInt c = 0; c < n; c++) {
+      const PetscInt j = cols[c];
+      if (j < 0) continue;
+      PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatGetValues() column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
+      const PetscScalar *slot = a->scheme == pdiag::Scheme::HM ? a->hm.find(i, j) : a->cdm.find(i, j);
+      v[r * n + c]            = slot ? *slot : 0.0;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* MatStoreValues / MatRetrieveValues: a copy of the stored values. */
+static PetscErrorCode MatStoreValues_Diag(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCallCXX(a->stored_values.assign(a->values(), a->values() + a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatRetrieveValues_Diag(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(a->stored_values.size() == (std::size_t)a->nstored(), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRetrieveValues() needs MatStoreValues() on the same structure first");
+  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  std::copy(a->stored_values.begin(), a->stored_values.end(), a->values());
+  MatDiagValuesChanged(a);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagSetOps_Private(Mat A)
 {
   struct _MatOps *ops = A->ops;
@@ -529,6 +584,12 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->load                = MatLoad_Diag;
   ops->createsubmatrix     = MATDIAG_HOST_OP(MatCreateSubMatrix_Diag);
   ops->convertfrom         = MatConvertFrom_Diag;
-  PetscCall(MatDiagSetProductOps_Private(A)); /* ops->productsetfromoptions (diag_product.cpp) */
+  ops->getvalues           = MATDIAG_HOST_OP(MatGetValues_Diag);
+  ops->sor                 = MatSOR_Diag;
+  ops->getdiagonalblock    = MatGetDiagonalBlock_Diag;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatStoreValues_C", MatStoreValues_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", MatRetrieveValues_Diag));
+  PetscCall(MatDiagSetProductOps_Private(A));   /* ops->productsetfromoptions (diag_product.cpp) */
+  PetscCall(MatDiagSetCompanionOps_Private(A)); /* graph operations through the aij copy (diag_companion.cpp) */
   PetscFunctionReturn(0);
 }

@@ -1,0 +1,342 @@
+// Incomplete factorizations on the diagonals (CPU reference): ILU(0) and
+// ICC(0) whose factors keep the matrix's stored diagonals, and their
+// triangular solves. The pattern of a factor is the stored pattern of the
+// matrix: every entry of every stored diagonal (DESIGN §6).
+//
+// ILU(0): A ~ L U, L unit lower (the diagonals d < 0 hold its entries),
+// U upper (d > 0), the main diagonal holds 1 / U(i,i). The arithmetic is
+// PETSc's row-oriented (IKJ) elimination in the same order: row i takes,
+// for each lower entry k < i in ascending columns, m = a(i,k) / u(k,k) and
+// a(i,j) -= m u(k,j) for the entries of row k's upper part that row i
+// stores. The pairs (lower diagonal p, upper diagonal q) whose sum is a
+// stored diagonal r are the same for every row: they are listed once per
+// pattern (HmFactorPlan).
+//
+// ICC(0): A ~ U^T D U from the upper diagonals (PETSc's up-looking
+// Cholesky); the factor stores -U(i,j) off the diagonal and 1 / D(i) on it,
+// as PETSc's does.
+//
+// Pivots go through a caller-supplied policy (the PETSc plugin implements
+// PETSc's shift strategies with it): begin_pass() gives the shift added to
+// each diagonal entry, check(row, pivot, rowsum) accepts (possibly changing
+// the pivot), asks for a restart of the whole factorization (a larger
+// shift), or stops it; after a complete pass, again() may ask for one more
+// (a smaller shift).
+#pragma once
+
+#include "pdiag/format.hpp"
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+namespace pdiag {
+
+enum class PivotAction { Accept, Restart, Stop };
+
+template <class T>
+struct PivotDecision {
+  PivotAction action = PivotAction::Accept;
+  T pivot{};
+};
+
+/// Diagonal-pair lists of a factorization pattern, computed from the offsets.
+struct HmFactorPlan {
+  std::vector<Index> offsets;  // the factor's diagonals, ascending, main diagonal included
+  Index main = -1;             // index of the main diagonal in offsets
+  std::vector<Index> lower, upper;  // indices of d < 0 and d > 0, ascending
+  // ILU: for lower index p (position in `lower`) and upper index q (position
+  // in `upper`), the index of diagonal offsets[lower[p]] + offsets[upper[q]], or -1
+  std::vector<Index> target;
+  // ICC: for upper positions a < b, the index of offsets[upper[b]] - offsets[upper[a]] (> 0), or -1
+  std::vector<Index> upper_target;
+
+  Index target_of(std::size_t p, std::size_t q) const { return target[p * upper.size() + q]; }
+  Index upper_target_of(std::size_t a, std::size_t b) const { return upper_target[a * upper.size() + b]; }
+};
+
+/// The plan for a factor over `offsets` (the main diagonal is added).
+inline HmFactorPlan hm_factor_plan(std::vector<Index> offsets) {
+  HmFactorPlan P;
+  offsets.push_back(0);
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  P.offsets = offsets;
+  auto index_of = [&](Index d) {
+    auto it = std::lower_bound(offsets.begin(), offsets.end(), d);
+    return (it != offsets.end() && *it == d) ? Index(it - offsets.begin()) : Index(-1);
+  };
+  for (Index k = 0; k < Index(offsets.size()); ++k) {
+    if (offsets[k] < 0) P.lower.push_back(k);
+    else if (offsets[k] > 0) P.upper.push_back(k);
+    else P.main = k;
+  }
+  P.target.assign(P.lower.size() * P.upper.size(), -1);
+  for (std::size_t p = 0; p < P.lower.size(); ++p)
+    for (std::size_t q = 0; q < P.upper.size(); ++q) P.target[p * P.upper.size() + q] = index_of(offsets[P.lower[p]] + offsets[P.upper[q]]);
+  P.upper_target.assign(P.upper.size() * P.upper.size(), -1);
+  for (std::size_t a = 0; a < P.upper.size(); ++a)
+    for (std::size_t b = a + 1; b < P.upper.size(); ++b)
+      P.upper_target[a * P.upper.size() + b] = index_of(offsets[P.upper[b]] - offsets[P.upper[a]]);
+  return P;
+}
+
+/// max over rows of (sum_j |a(i,j)| - |a(i,i)| - a(i,i)): how far the
+/// diagonal is from dominating its row, the scale PETSc's positive-definite
+/// shift starts from.
+template <class T>
+double hm_max_row_excess(const HmView<const T>& A) {
+  using std::abs;
+  using std::real;
+  const Index n = A.layout.nrows;
+  std::vector<double> excess(static_cast<std::size_t>(n), 0.0);
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = A.layout.lo(d); i < A.layout.hi(d); ++i) {
+      const T v = A.val[A.pos(k, i)];
+      excess[i - A.layout.row_begin] += d == 0 ? -static_cast<double>(real(v)) : static_cast<double>(abs(v));
+    }
+  }
+  double most = 0;
+  for (Index i = 0; i < n; ++i) most = i ? std::max(most, excess[i]) : excess[i];
+  return most;
+}
+
+namespace detail {
+template <class T>
+inline void require_square(const Layout& L, const char* what) {
+  if (!L.is_full() || !L.is_square()) throw FormatError(std::string(what) + " needs a square sequential matrix");
+}
+/// F's values: A's entries on F's diagonals (F's diagonals include A's).
+template <class T>
+inline void load_values(const HmView<const nodeduce_t<T>>& A, HmMatrix<T>& F) {
+  std::fill(F.val.begin(), F.val.end(), T(0));
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index kf = F.find_diagonal(A.offsets[k]);
+    if (kf < 0) continue;
+    const Index len = A.layout.length(A.offsets[k]);
+    std::copy(A.val + A.start[k], A.val + A.start[k] + len, F.val.begin() + F.start[kf]);
+  }
+}
+template <class T>
+inline double magnitude(const T& v) {
+  using std::abs;
+  return static_cast<double>(abs(v));
+}
+}  // namespace detail
+
+/// The ILU(0) factor's storage for A (A's diagonals and the main one) and its plan.
+template <class T>
+HmMatrix<T> hm_ilu0_storage(const HmView<const T>& A, HmFactorPlan* plan) {
+  detail::require_square<T>(A.layout, "ILU(0)");
+  *plan = hm_factor_plan(std::vector<Index>(A.offsets, A.offsets + A.ndiag));
+  return HmMatrix<T>(A.layout, plan->offsets);
+}
+
+/// ILU(0) of A into F (from hm_ilu0_storage). Returns false if the pivot
+/// policy stopped it (F then holds a partial factor).
+template <class T, class Pivot>
+bool hm_ilu0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot) {
+  const Index n = A.layout.nrows;
+  const auto f = F.view();
+  auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
+  for (;;) {
+    const T shift = pivot.begin_pass();
+    detail::load_values(A, F);
+    bool restart = false;
+    for (Index i = 0; i < n && !restart; ++i) {
+      at(P.main, i) += shift;
+      for (std::size_t p = 0; p < P.lower.size(); ++p) {
+        const Index row = i + F.offsets[P.lower[p]];
+        if (row < 0) continue;
+        T& pc = at(P.lower[p], i);
+        if (pc == T(0)) continue;
+        const T multiplier = pc * at(P.main, row);
+        pc = multiplier;
+        for (std::size_t q = 0; q < P.upper.size(); ++q) {
+          const Index r = P.target_of(p, q);
+          if (r < 0 || row + F.offsets[P.upper[q]] >= n) continue;
+          at(r, i) -= multiplier * at(P.upper[q], row);
+        }
+      }
+      double rowsum = 0;
+      for (Index k : P.lower)
+        if (i + F.offsets[k] >= 0) rowsum += detail::magnitude(at(k, i));
+      for (Index k : P.upper)
+        if (i + F.offsets[k] < n) rowsum += detail::magnitude(at(k, i));
+      const PivotDecision<T> dec = pivot.check(i, at(P.main, i), rowsum);
+      if (dec.action == PivotAction::Stop) return false;
+      if (dec.action == PivotAction::Restart) {
+        restart = true;
+        break;
+      }
+      at(P.main, i) = T(1) / dec.pivot;
+    }
+    if (!restart && !pivot.again()) return true;
+  }
+}
+
+/// ICC(0) storage: the main diagonal and A's diagonals d > 0.
+template <class T>
+HmMatrix<T> hm_icc0_storage(const HmView<const T>& A, HmFactorPlan* plan) {
+  detail::require_square<T>(A.layout, "ICC(0)");
+  std::vector<Index> upper;
+  for (Index k = 0; k < A.ndiag; ++k)
+    if (A.offsets[k] > 0) upper.push_back(A.offsets[k]);
+  *plan = hm_factor_plan(upper);
+  return HmMatrix<T>(A.layout, plan->offsets);
+}
+
+/// ICC(0) of the upper triangle of A into F (from hm_icc0_storage).
+template <class T, class Pivot>
+bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot) {
+  const Index n = A.layout.nrows;
+  const auto f = F.view();
+  auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
+  const std::size_t nu = P.upper.size();
+  for (;;) {
+    const T shift = pivot.begin_pass();
+    detail::load_values(A, F);
+    bool restart = false;
+    for (Index k = 0; k < n && !restart; ++k) {
+      T dk = at(P.main, k) + shift;
+      // rows i = k - e above k whose entry (i, k) is stored, nearest last
+      for (std::size_t a = nu; a-- > 0;) {
+        const Index e = F.offsets[P.upper[a]], i = k - e;
+        if (i < 0) continue;
+        T& w = at(P.upper[a], i);             // (i, k), still A's updated value
+        const T uikdi = -w * at(P.main, i);   // -U(i,k)
+        dk += uikdi * w;
+        w = uikdi;
+        for (std::size_t b = a + 1; b < nu; ++b) {  // (i, j), j = i + e2 > k, into (k, j)
+          const Index r = P.upper_target_of(a, b);
+          if (r < 0 || i + F.offsets[P.upper[b]] >= n) continue;
+          at(r, k) += uikdi * at(P.upper[b], i);
+        }
+      }
+      double rowsum = 0;
+      for (Index q : P.upper)
+        if (k + F.offsets[q] < n) rowsum += detail::magnitude(at(q, k));
+      const PivotDecision<T> dec = pivot.check(k, dk, rowsum);
+      if (dec.action == PivotAction::Stop) return false;
+      if (dec.action == PivotAction::Restart) {
+        restart = true;
+        break;
+      }
+      at(P.main, k) = T(1) / dec.pivot;
+    }
+    if (!restart && !pivot.again()) return true;
+  }
+}
+
+/// Solves L U x = b with an ILU(0) factor (x may alias b).
+template <class T>
+void hm_ilu_solve(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
+  const Index n = F.layout.nrows;
+  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
+  for (Index i = 0; i < n; ++i) {
+    T sum = b[i];
+    for (Index k : P.lower) {
+      const Index j = i + F.offsets[k];
+      if (j >= 0) sum -= at(k, i) * x[j];
+    }
+    x[i] = sum;
+  }
+  for (Index i = n - 1; i >= 0; --i) {
+    T sum = x[i];
+    for (Index k : P.upper) {
+      const Index j = i + F.offsets[k];
+      if (j < n) sum -= at(k, i) * x[j];
+    }
+    x[i] = sum * at(P.main, i);
+  }
+}
+
+/// Solves (L U)^T x = b: U^T z = b, then L^T x = z; nothing is transposed
+/// (A^T's entry (j, i) is A's (i, j), read column by column).
+template <class T>
+void hm_ilu_solve_transpose(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
+  const Index n = F.layout.nrows;
+  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
+  if (x != b) std::copy(b, b + n, x);
+  for (Index j = 0; j < n; ++j) {  // U^T z = b: z_j = (b_j - sum_{i<j} U(i,j) z_i) / U(j,j)
+    const T zj = x[j] * at(P.main, j);
+    x[j] = zj;
+    for (Index k : P.upper) {  // push z_j into the rows j + d that U(j, j + d) reaches
+      const Index i = j + F.offsets[k];
+      if (i < n) x[i] -= at(k, j) * zj;
+    }
+  }
+  for (Index j = n - 1; j >= 0; --j) {  // L^T x = z
+    const T xj = x[j];
+    for (Index k : P.lower) {
+      const Index i = j + F.offsets[k];
+      if (i >= 0) x[i] -= at(k, j) * xj;
+    }
+  }
+}
+
+/// Solves U^T D U x = b with an ICC(0) factor (x may alias b).
+template <class T>
+void hm_icc_solve(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
+  const Index n = F.layout.nrows;
+  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
+  if (x != b) std::copy(b, b + n, x);
+  for (Index i = 0; i < n; ++i) {
+    const T xi = x[i];
+    for (Index k : P.upper) {
+      const Index j = i + F.offsets[k];
+      if (j < n) x[j] += at(k, i) * xi;
+    }
+    x[i] = xi * at(P.main, i);
+  }
+  for (Index i = n - 2; i >= 0; --i) {
+    T xi = x[i];
+    for (std::size_t a = P.upper.size(); a-- > 0;) {
+      const Index j = i + F.offsets[P.upper[a]];
+      if (j < n) xi += at(P.upper[a], i) * x[j];
+    }
+    x[i] = xi;
+  }
+}
+
+/// The halves of an ICC(0) solve used for symmetric preconditioning:
+/// forward solves U^T D^{1/2} x = b, backward solves D^{1/2} U x = b. They
+/// need the factor's D > 0: return false (x untouched) otherwise.
+template <class T>
+bool hm_icc_forward(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
+  const Index n = F.layout.nrows;
+  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
+  for (Index i = 0; i < n; ++i)
+    if (!(at(P.main, i) >= T(0))) return false;
+  if (x != b) std::copy(b, b + n, x);
+  for (Index i = 0; i < n; ++i) {
+    for (Index k : P.upper) {
+      const Index j = i + F.offsets[k];
+      if (j < n) x[j] += at(k, i) * x[i];
+    }
+    using std::sqrt;
+    x[i] *= sqrt(at(P.main, i));
+  }
+  return true;
+}
+
+template <class T>
+bool hm_icc_backward(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
+  const Index n = F.layout.nrows;
+  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
+  for (Index i = 0; i < n; ++i)
+    if (!(at(P.main, i) >= T(0))) return false;
+  for (Index i = n - 1; i >= 0; --i) {
+    using std::sqrt;
+    T xi = sqrt(at(P.main, i)) * b[i];
+    for (Index k : P.upper) {
+      const Index j = i + F.offsets[k];
+      if (j < n) xi += at(k, i) * x[j];
+    }
+    x[i] = xi;
+  }
+  return true;
+}
+
+}  // namespace pdiag

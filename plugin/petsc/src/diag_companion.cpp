@@ -1,0 +1,560 @@
+/* The aij companion of a diag matrix (DESIGN §6, "conversion where the
+   diagonals do not pay"). Preconditioners and solvers that work on the
+   graph of a matrix (orderings, overlapping subdomains, AMG graphs, coloring
+   for finite differences, external factorizations) read aij's compressed
+   rows. For those, a diag matrix keeps an aij copy of itself: built once,
+   kept with the matrix, refreshed in place when its values change (same
+   structure: the aij object, and any pointer into its values, stays valid)
+   and rebuilt in place (MatHeaderReplace: the same Mat handle) when its
+   structure changes. -info reports each build.
+
+   The copy holds what an aij matrix of the same operator would hold: every
+   stored entry, except, for a DMDA's matrix, the stored zeros at positions
+   that couple no grid points (a diagonal running past the end of a grid
+   line, the corners CDM storage adds). Those are not part of the stencil
+   (aij's DMCreateMatrix does not hold them, and refuses values there), and
+   an ordering, an overlap or a coloring that saw them would differ from
+   aij's (a coloring would even compute wrong values there). */
+#include "diag_impl.hpp"
+
+#include "pdiag/convert.hpp"
+#include "pdiag/stencil.hpp"
+
+#include <memory>
+
+/* The CSR of A's local rows (global columns) an aij matrix of the same
+   operator holds (see above): every stored entry except the zeros of the
+   stencil's diagonals at positions that couple no grid points. */
+PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  PetscBool          grid;
+  pdiag::GridStencil g;
+  Hm                 from_cdm;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagGridStencil_Private(A, &grid, &g));
+  if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+  const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
+  if (grid) {
+    /* the stencil's couplings (zero or not) and every nonzero: a value set
+       outside the stencil is an entry like any other */
+    DiagCallKernel({
+      const pdiag::GridStencilPattern stencil(g);
+      *csr = pdiag::hm_to_csr_if(hm, [&](Index i, Index j, PetscScalar v) { return i == j || v != 0.0 || stencil.contains(i, j); });
+    });
+  } else DiagCallKernel(*csr = pdiag::hm_to_csr(hm));
+  PetscFunctionReturn(0);
+}
+
+/* An aij matrix of type `type` with A's layout (block sizes, options
+   prefix) and the entries csr holds. */
+static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
+{
+  PetscFunctionBegin;
+  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
+  PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetBlockSizesFromMats(*B, A, A));
+  PetscCall(MatSetType(*B, type));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+  PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+  PetscFunctionReturn(0);
+}
+
+/* An aij matrix of type `type` holding A's entries (MatDiagLocalCSR_Private). */
+PetscErrorCode MatDiagBuildAIJ_Private(Mat A, MatType type, Mat *B)
+{
+  pdiag::Csr<PetscScalar> csr;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagLocalCSR_Private(A, &csr));
+  PetscCall(MatDiagAIJFromCSR(A, csr, type, B));
+  PetscFunctionReturn(0);
+}
+
+/* Writes the values of csr into the aij matrix B of the same pattern. */
+static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &csr, Mat B)
+{
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &seq));
+  if (seq) { /* same order as aij's rows: one copy */
+    PetscScalar *v;
+    PetscCall(MatSeqAIJGetArrayWrite(B, &v));
+    std::copy(csr.vals.begin(), csr.vals.end(), v);
+    PetscCall(MatSeqAIJRestoreArrayWrite(B, &v));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt il = 0; il < A->rmap->n; il++) {
+    const PetscInt        i = A->rmap->rstart + il, nc = (PetscInt)(csr.rowptr[il + 1] - csr.rowptr[il]);
+    std::vector<PetscInt> cols(csr.colidx.begin() + csr.rowptr[il], csr.colidx.begin() + csr.rowptr[il + 1]);
+    PetscCall(MatSetValues(B, 1, &i, nc, cols.data(), csr.vals.data() + csr.rowptr[il], INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* A's aij companion, current with A's values. `purpose` names what needs it
+   (for -info). Collective when it has to be built or, under MPI, refreshed.
+   New values refresh it in place; a new pattern (A's structure changed, or
+   a value appeared where the stencil couples nothing) rebuilds it under the
+   same handle, and counts as a new nonzero structure of A, as a new
+   nonzero location does for aij. */
+PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
+{
+  Mat_Diag               *a = (Mat_Diag *)A->data;
+  PetscObjectState        state;
+  pdiag::Csr<PetscScalar> csr;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: %s needs an assembled matrix", purpose);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (a->companion && a->companion_state == state) {
+    *C = a->companion;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagLocalCSR_Private(A, &csr));
+  PetscBool same = (a->companion && a->companion_nzstate == A->nonzerostate && csr.rowptr == a->companion_rowptr && csr.colidx == a->companion_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
+  PetscCall(MPIU_Allreduce(&same, &all_same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (all_same) PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
+  else {
+    Mat fresh;
+    if (a->companion && a->companion_nzstate == A->nonzerostate) A->nonzerostate++; /* values appeared off the stencil */
+    PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
+    PetscCall(MatDiagAIJFromCSR(A, csr, MATAIJ, &fresh));
+    if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
+    else a->companion = fresh;
+    const char *prefix;
+    PetscCall(MatGetOptionsPrefix(A, &prefix));
+    PetscCall(MatSetOptionsPrefix(a->companion, prefix));
+    PetscCallCXX(a->companion_rowptr = std::move(csr.rowptr));
+    PetscCallCXX(a->companion_colidx = std::move(csr.colidx));
+  }
+  if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
+  a->companion_state   = state;
+  a->companion_nzstate = A->nonzerostate;
+  *C                   = a->companion;
+  PetscFunctionReturn(0);
+}
+
+/* A takes the values of its companion C (same structure or a part of it):
+   after an operation that computed them in the aij copy (a finite-difference
+   Jacobian). The companion stays current. Collective. */
+PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  Mat       C = a->companion;
+
+  PetscFunctionBegin;
+  PetscCall(MatZeroEntries(A));
+  for (PetscInt i = A->rmap->rstart; i < A->rmap->rend; i++) {
+    PetscInt           nc;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(C, i, &nc, &cols, &vals));
+    PetscCall(MatSetValues(A, 1, &i, nc, cols, vals, INSERT_VALUES));
+    PetscCall(MatRestoreRow(C, i, &nc, &cols, &vals));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &a->companion_state));
+  a->companion_nzstate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *a)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&a->companion));
+  a->companion_rowptr.clear();
+  a->companion_colidx.clear();
+  a->companion_state = a->companion_nzstate = -1;
+  PetscFunctionReturn(0);
+}
+
+/* ---- operations on the graph of the matrix, answered by the companion ---- */
+
+namespace {
+
+PetscErrorCode MatGetRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatGetRowIJ (orderings)", &C));
+  PetscCall(MatGetRowIJ(C, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatRestoreRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRowIJ() without MatGetRowIJ()");
+  PetscCall(MatRestoreRowIJ(a->companion, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGetColumnIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatGetColumnIJ (colorings)", &C));
+  PetscCall(MatGetColumnIJ(C, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatRestoreColumnIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreColumnIJ() without MatGetColumnIJ()");
+  PetscCall(MatRestoreColumnIJ(a->companion, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatIncreaseOverlap_Diag(Mat A, PetscInt n, IS is[], PetscInt ov)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatIncreaseOverlap (overlapping subdomains)", &C));
+  PetscCall(MatIncreaseOverlap(C, n, is, ov));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatCreateGraph_Diag(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatCreateGraph (algebraic multigrid)", &C));
+  PetscCall(MatCreateGraph(C, sym, scale, filter, graph));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatIsSymmetric_Diag(Mat A, PetscReal tol, PetscBool *flg)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatIsSymmetric", &C));
+  PetscCall(MatIsSymmetric(C, tol, flg));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatIsHermitian_Diag(Mat A, PetscReal tol, PetscBool *flg)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatIsHermitian", &C));
+  PetscCall(MatIsHermitian(C, tol, flg));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatIsStructurallySymmetric_Diag(Mat A, PetscBool *flg)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatIsStructurallySymmetric", &C));
+  PetscCall(MatIsStructurallySymmetric(C, flg));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatInvertBlockDiagonal_Diag(Mat A, const PetscScalar **values)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatInvertBlockDiagonal (point-block Jacobi)", &C));
+  PetscCall(MatInvertBlockDiagonal(C, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatInvertVariableBlockDiagonal_Diag(Mat A, PetscInt nblocks, const PetscInt *bsizes, PetscScalar *diag)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatInvertVariableBlockDiagonal (variable-block Jacobi)", &C));
+  PetscCall(MatInvertVariableBlockDiagonal(C, nblocks, bsizes, diag));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatFindZeroDiagonals_Diag(Mat A, IS *zerorows)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatFindZeroDiagonals", &C));
+  PetscCall(MatFindZeroDiagonals(C, zerorows));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatFindOffBlockDiagonalEntries_Diag(Mat A, IS *rows)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatFindOffBlockDiagonalEntries", &C));
+  PetscCall(MatFindOffBlockDiagonalEntries(C, rows));
+  PetscFunctionReturn(0);
+}
+
+/* MatGetRowMax & co.: row reductions PETSc's PCs ask for (e.g. GAMG, PCVPBJACOBI) */
+template <PetscErrorCode (*F)(Mat, Vec, PetscInt[])>
+PetscErrorCode RowReduction_Diag(Mat A, Vec v, PetscInt idx[])
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "a row reduction (MatGetRowMax/Min[Abs])", &C));
+  PetscCall(F(C, v, idx));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGetColumnReductions_Diag(Mat A, PetscInt type, PetscReal *reductions)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "column norms or sums", &C));
+  PetscCheck(C->ops->getcolumnreductions, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: no column reductions for %s", ((PetscObject)C)->type_name);
+  PetscCall((*C->ops->getcolumnreductions)(C, type, reductions));
+  PetscFunctionReturn(0);
+}
+
+/* ---- finite-difference Jacobians by coloring ----------------------------
+   The coloring is set up on the companion (PETSc's aij code keeps the
+   address of each entry it computes); after each application the values
+   come over to the diag matrix. */
+
+PetscErrorCode MatFDColoringCreate_Diag(Mat J, ISColoring iscoloring, MatFDColoring c)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(J, "a finite-difference Jacobian by coloring", &C));
+  PetscCall((*C->ops->fdcoloringcreate)(C, iscoloring, c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColoring c)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(J, "a finite-difference Jacobian by coloring", &C));
+  PetscCall((*C->ops->fdcoloringsetup)(C, iscoloring, c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x, void *sctx)
+{
+  Mat_Diag *a = (Mat_Diag *)J->data;
+
+  PetscFunctionBegin;
+  PetscCheck(a->companion && a->companion_nzstate == J->nonzerostate, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_WRONGSTATE,
+             "diag: the structure of the matrix changed since MatFDColoringSetUp(); create the coloring again");
+  PetscCall((*a->companion->ops->fdcoloringapply)(a->companion, c, x, sctx));
+  PetscCall(MatDiagTakeCompanionValues_Private(J));
+  PetscFunctionReturn(0);
+}
+
+/* ---- submatrices ---------------------------------------------------------
+   Taken from the companion with aij's code (any index sets, any overlap,
+   sequential or parallel), then stored as diag when that is economical
+   (MatDiagFromAIJIfCompact_Private): a subdomain of a stencil operator is
+   still diagonally structured, and its sub-solves then run in diag kernels.
+   Reuse refreshes the values in place. */
+
+/* Puts the aij matrix S into *out: as a diag matrix of type `type` if its
+   diagonals are few and full enough, else S itself. With reuse, *out is the
+   matrix an earlier call returned and takes S's values. */
+} // namespace
+
+PetscErrorCode MatDiagFromAIJReuse_Private(Mat S, MatType type, MatReuse reuse, Mat *out)
+{
+  PetscBool isdiag;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)*out, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+    if (isdiag) PetscCall(MatConvertFrom_Diag(S, type, MAT_REUSE_MATRIX, out));
+    else PetscCall(MatCopy(S, *out, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&S));
+    PetscFunctionReturn(0);
+  }
+  PetscBool compact;
+  PetscCall(MatDiagAIJIsCompact_Private(S, &compact));
+  if (compact) {
+    PetscCall(MatConvertFrom_Diag(S, type, MAT_INITIAL_MATRIX, out));
+    PetscCall(MatDestroy(&S));
+  } else {
+    PetscCall(PetscInfo(S, "diag: a submatrix has too many or too sparse diagonals for diag storage: it stays %s\n", ((PetscObject)S)->type_name));
+    *out = S;
+  }
+  PetscFunctionReturn(0);
+}
+
+namespace {
+
+/* The sequential type of a diag matrix's blocks: seqdiagcuda for the CUDA types */
+MatType SeqTypeOf(Mat A)
+{
+  PetscBool cuda = PETSC_FALSE;
+  PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, "");
+  return cuda ? MATSEQDIAGCUDA : MATSEQDIAG;
+}
+
+MatType MpiTypeOf(Mat A)
+{
+  PetscBool cuda = PETSC_FALSE;
+  PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, "");
+  return cuda ? MATMPIDIAGCUDA : MATMPIDIAG;
+}
+
+PetscErrorCode MatCreateSubMatrices_Diag(Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
+{
+  Mat  C, *aij;
+  const MatType type = SeqTypeOf(A);
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatCreateSubMatrices (subdomain solvers)", &C));
+  PetscCall(MatCreateSubMatrices(C, n, irow, icol, MAT_INITIAL_MATRIX, &aij));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(PetscCalloc1(n + 1, submat));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscObjectReference((PetscObject)aij[i]));
+    PetscCall(MatDiagFromAIJReuse_Private(aij[i], type, scall, &(*submat)[i]));
+    if (A->defaultvectype && (*submat)[i] != aij[i]) {
+      PetscCall(PetscFree((*submat)[i]->defaultvectype));
+      PetscCall(PetscStrallocpy(A->defaultvectype, &(*submat)[i]->defaultvectype));
+    }
+  }
+  PetscCall(MatDestroySubMatrices(n, &aij));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatCreateSubMatricesMPI_Diag(Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
+{
+  Mat  C, *aij;
+  const MatType type = MpiTypeOf(A);
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatCreateSubMatricesMPI (parallel subdomain solvers)", &C));
+  PetscCall(MatCreateSubMatricesMPI(C, n, irow, icol, MAT_INITIAL_MATRIX, &aij));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(PetscCalloc1(n + 1, submat));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)aij[i]), &size));
+    PetscCall(PetscObjectReference((PetscObject)aij[i]));
+    PetscCall(MatDiagFromAIJReuse_Private(aij[i], size == 1 ? SeqTypeOf(A) : type, scall, &(*submat)[i]));
+  }
+  PetscCall(MatDestroySubMatrices(n, &aij));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGetMultiProcBlock_Diag(Mat A, MPI_Comm subcomm, MatReuse scall, Mat *sub)
+{
+  Mat         C, S;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatGetMultiProcBlock (telescope, redundant)", &C));
+  PetscCall(MatGetMultiProcBlock(C, subcomm, MAT_INITIAL_MATRIX, &S));
+  PetscCallMPI(MPI_Comm_size(subcomm, &size));
+  PetscCall(MatDiagFromAIJReuse_Private(S, size == 1 ? SeqTypeOf(A) : MpiTypeOf(A), scall, sub));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatPermute_Diag(Mat A, IS rowp, IS colp, Mat *B)
+{
+  Mat C, P;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatPermute", &C));
+  PetscCall(MatPermute(C, rowp, colp, &P));
+  PetscCall(MatDiagFromAIJReuse_Private(P, ((PetscObject)A)->type_name, MAT_INITIAL_MATRIX, B));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+/* Whether the aij matrix S is worth storing by diagonals: few diagonals
+   (within the default limit) that are mostly full. Collective. */
+PetscErrorCode MatDiagAIJIsCompact_Private(Mat S, PetscBool *compact)
+{
+  PetscInt           rstart, rend, M, N;
+  std::vector<Index> offs;
+  double             loc[2] = {0, 0}, glob[2];
+  PetscInt64         nd, most;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(S, &rstart, &rend));
+  PetscCall(MatGetSize(S, &M, &N));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt        nc;
+    const PetscInt *cols;
+    PetscCall(MatGetRow(S, i, &nc, &cols, NULL));
+    for (PetscInt e = 0; e < nc; e++) offs.push_back((Index)cols[e] - i);
+    loc[0] += nc;
+    PetscCall(MatRestoreRow(S, i, &nc, &cols, NULL));
+    if (offs.size() > (1u << 20)) {
+      std::sort(offs.begin(), offs.end());
+      offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    }
+  }
+  std::sort(offs.begin(), offs.end());
+  offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+  const pdiag::Layout L = pdiag::Layout::block(M, N, rstart, rend - rstart);
+  for (Index d : offs) loc[1] += (double)L.length(d);
+  nd = (PetscInt64)offs.size();
+  PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)S)));
+  PetscCall(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)S)));
+  /* stored entries at most 4x the nonzeros, diagonals within the default limit */
+  *compact = (most <= 10000 && glob[1] <= 4.0 * glob[0] + 64.0) ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Installs the companion-backed entries of the ops table. */
+PetscErrorCode MatDiagSetCompanionOps_Private(Mat A)
+{
+  struct _MatOps *ops = A->ops;
+
+  PetscFunctionBegin;
+  ops->getrowij                    = MatGetRowIJ_Diag;
+  ops->restorerowij                = MatRestoreRowIJ_Diag;
+  ops->getcolumnij                 = MatGetColumnIJ_Diag;
+  ops->restorecolumnij             = MatRestoreColumnIJ_Diag;
+  ops->increaseoverlap             = MatIncreaseOverlap_Diag;
+  ops->creategraph                 = MatCreateGraph_Diag;
+  ops->issymmetric                 = MatIsSymmetric_Diag;
+  ops->ishermitian                 = MatIsHermitian_Diag;
+  ops->isstructurallysymmetric     = MatIsStructurallySymmetric_Diag;
+  ops->invertblockdiagonal         = MatInvertBlockDiagonal_Diag;
+  ops->invertvariableblockdiagonal = MatInvertVariableBlockDiagonal_Diag;
+  ops->findzerodiagonals           = MatFindZeroDiagonals_Diag;
+  ops->findoffblockdiagonalentries = MatFindOffBlockDiagonalEntries_Diag;
+  ops->getrowmax                   = RowReduction_Diag<MatGetRowMax>;
+  ops->getrowmin                   = RowReduction_Diag<MatGetRowMin>;
+  ops->getrowmaxabs                = RowReduction_Diag<MatGetRowMaxAbs>;
+  ops->getrowminabs                = RowReduction_Diag<MatGetRowMinAbs>;
+  ops->getcolumnreductions         = MatGetColumnReductions_Diag;
+  ops->fdcoloringcreate            = MatFDColoringCreate_Diag;
+  ops->fdcoloringsetup             = MatFDColoringSetUp_Diag;
+  ops->fdcoloringapply             = MatFDColoringApply_Diag;
+  ops->createsubmatrices           = MatCreateSubMatrices_Diag;
+  ops->createsubmatricesmpi        = MatCreateSubMatricesMPI_Diag;
+  ops->getmultiprocblock           = MatGetMultiProcBlock_Diag;
+  ops->permute                     = MatPermute_Diag;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,291 @@
+/* ILU(0) and ICC(0) on the diagonals (DESIGN §6): the factors keep the
+   matrix's stored diagonals (L on d < 0, U on d > 0), computed and applied
+   by kernels/ pdiag/factor.hpp. Used for PCILU / PCICC with the "petsc"
+   package, zero levels of fill and the natural ordering on a sequential
+   diag matrix (PETSc's defaults, and bjacobi's and ASM's default sub-PC);
+   everything else goes through the aij companion (diag_factor.cpp).
+   -mat_diag_native_factor 0 sends these through the companion too.
+
+   The factor matrix is the one PETSc's "petsc" package created (so PCFactor
+   and MatFactorGetSolverType see what they expect); its numeric phase and
+   solves are replaced by the ones on the diagonals, which keep their data
+   in a container composed with it. Pivots follow PETSc's shift strategies
+   (-pc_factor_shift_type none | nonzero | positive_definite | inblocks,
+   -pc_factor_shift_amount, -pc_factor_zeropivot) through PETSc's own
+   MatPivotCheck.
+
+   The pattern is every stored entry: where a stored diagonal runs past the
+   end of a grid line (a DMDA's box stencil), the factor may fill entries
+   that aij's ILU(0) does not hold, and the two preconditioners differ in
+   rounding-sized amounts (docs/compatibility.md). */
+#include "diag_impl.hpp"
+
+#include "pdiag/factor.hpp"
+
+namespace {
+
+const char *const kNativeName = "MatDiagNativeFactor";
+
+struct NativeFactor {
+  MatFactorType       type = MAT_FACTOR_ILU;
+  pdiag::HmFactorPlan plan;
+  Hm                  F;
+  std::vector<Index>  a_offsets; /* the diagonals of A the symbolic phase saw */
+};
+
+PetscErrorCode NativeDestroy(void *ctx)
+{
+  delete (NativeFactor *)ctx;
+  return 0;
+}
+
+PetscErrorCode GetNative(Mat F, NativeFactor **nf)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, kNativeName, (PetscObject *)&c));
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: factor on the diagonals not set up (MatILUFactorSymbolic/MatICCFactorSymbolic first)");
+  PetscCall(PetscContainerGetPointer(c, (void **)nf));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's shift strategies for the kernels' pivot policy: the same
+   FactorShiftCtx and MatPivotCheck that aij's factorizations use. */
+struct PetscPivotPolicy {
+  Mat                  F, A;
+  const MatFactorInfo *info;
+  FactorShiftCtx       sctx;
+  PetscErrorCode       error = 0;
+
+  PetscPivotPolicy(Mat F_, Mat A_, const MatFactorInfo *info_, double row_excess) : F(F_), A(A_), info(info_)
+  {
+    PetscMemzero(&sctx, sizeof(sctx));
+    if (info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE) {
+      sctx.shift_top  = PetscMax(info->zeropivot, (PetscReal)row_excess) * 1.1;
+      sctx.nshift_max = 5;
+      sctx.shift_lo   = 0.;
+      sctx.shift_hi   = 1.;
+    }
+  }
+  PetscScalar begin_pass()
+  {
+    sctx.newshift = PETSC_FALSE;
+    return sctx.shift_amount;
+  }
+  pdiag::PivotDecision<PetscScalar> check(Index row, PetscScalar pivot, double rowsum)
+  {
+    sctx.rs = (PetscReal)rowsum;
+    sctx.pv = pivot;
+    error   = MatPivotCheck(F, A, info, &sctx, (PetscInt)row);
+    if (error) return {pdiag::PivotAction::Stop, pivot};
+    if (sctx.newshift) return {pdiag::PivotAction::Restart, pivot};
+    return {pdiag::PivotAction::Accept, sctx.pv};
+  }
+  bool again()
+  { /* positive definite: after a pass that needed a shift, try a smaller one (MatPivotRefine) */
+    if (info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE && sctx.shift_fraction > 0 && sctx.nshift < sctx.nshift_max) {
+      sctx.shift_hi       = sctx.shift_fraction;
+      sctx.shift_fraction = (sctx.shift_hi + sctx.shift_lo) / 2.;
+      sctx.shift_amount   = sctx.shift_fraction * sctx.shift_top;
+      sctx.nshift++;
+      return true;
+    }
+    return false;
+  }
+};
+
+PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
+{
+  NativeFactor *nf;
+  const Hm     *hm;
+  bool          done = false;
+
+  PetscFunctionBegin;
+  PetscCall(GetNative(F, &nf));
+  PetscCall(MatDiagHm_Private(A, &hm));
+  PetscCheck(hm->offsets == nf->a_offsets, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: the diagonals of the matrix changed since the symbolic factorization");
+  const pdiag::HmView<const PetscScalar> v = hm->view();
+  double                                 excess;
+  DiagCallKernel(excess = pdiag::hm_max_row_excess(v));
+  PetscPivotPolicy policy(F, A, info, excess);
+  if (nf->type == MAT_FACTOR_ILU) DiagCallKernel(done = pdiag::hm_ilu0(v, nf->plan, nf->F, policy));
+  else DiagCallKernel(done = pdiag::hm_icc0(v, nf->plan, nf->F, policy));
+  PetscCall(policy.error);
+  (void)done; /* a stop without error: the zero pivot is recorded in F's factor error, as aij does */
+  if (policy.sctx.nshift) PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals needed %" PetscInt_FMT " shift(s), shift amount %g\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", policy.sctx.nshift, (double)policy.sctx.shift_amount));
+  PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
+  F->assembled    = PETSC_TRUE;
+  F->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* y = op(F)^{-1} b through the kernel `solve` on host arrays. */
+template <class Solve>
+PetscErrorCode Apply(Mat F, Vec b, Vec x, Solve &&solve)
+{
+  NativeFactor      *nf;
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+
+  PetscFunctionBegin;
+  PetscCall(GetNative(F, &nf));
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArrayWrite(x, &xa));
+  PetscCall(solve(*nf, ba, xa));
+  PetscCall(VecRestoreArrayWrite(x, &xa));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode Solve_Native(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+    const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
+    if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve(v, nf.plan, ba, xa));
+    else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa));
+    return 0;
+  }));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SolveTranspose_Native(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+    const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
+    if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve_transpose(v, nf.plan, ba, xa));
+    else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa)); /* U^T D U is symmetric */
+    return 0;
+  }));
+  PetscFunctionReturn(0);
+}
+
+/* The halves of ICC's solve for symmetric preconditioning (PCApplySymmetricLeft/Right). */
+PetscErrorCode ForwardSolve_Native(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+    bool ok = false;
+    DiagCallKernel(ok = pdiag::hm_icc_forward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
+    return 0;
+  }));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BackwardSolve_Native(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+    bool ok = false;
+    DiagCallKernel(ok = pdiag::hm_icc_backward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
+    return 0;
+  }));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GetInfo_Native(Mat F, MatInfoType flag, MatInfo *info)
+{
+  NativeFactor *nf;
+
+  PetscFunctionBegin;
+  (void)flag;
+  PetscCall(GetNative(F, &nf));
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = 1.0;
+  info->nz_allocated      = (PetscLogDouble)nf->F.nstored();
+  info->nz_used           = (PetscLogDouble)nf->F.nstored();
+  info->memory            = (PetscLogDouble)(nf->F.nstored() * sizeof(PetscScalar));
+  info->assemblies        = (PetscLogDouble)F->num_ass;
+  info->fill_ratio_given  = 1.0;
+  info->fill_ratio_needed = 1.0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode View_Native(Mat F, PetscViewer viewer)
+{
+  NativeFactor *nf;
+  PetscBool     ascii;
+
+  PetscFunctionBegin;
+  PetscCall(GetNative(F, &nf));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (ascii)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  %s(0) on the diagonals (diag): %" PetscInt_FMT " diagonals, %" PetscInt64_FMT " stored entries\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", (PetscInt)nf->F.ndiag(),
+                                     (PetscInt64)nf->F.nstored()));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+PetscErrorCode MatDiagFactorNativeApplies_Private(Mat F, Mat A, const char *package, MatFactorType ftype, IS row, IS col, const MatFactorInfo *info, PetscBool *native)
+{
+  PetscBool petsc, seq, identity = PETSC_TRUE, wanted = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  (void)F;
+  *native = PETSC_FALSE;
+  PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (!petsc || !seq || (PetscInt)info->levels != 0 || A->rmap->N != A->cmap->N) PetscFunctionReturn(0);
+  if (row) PetscCall(ISIdentity(row, &identity));
+  if (identity && col) PetscCall(ISIdentity(col, &identity));
+  if (!identity) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &wanted, NULL));
+  *native = (ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC) && wanted ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Takes over the factor F for a factorization on A's diagonals. */
+PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat F, Mat A, MatFactorType ftype, const MatFactorInfo *info)
+{
+  NativeFactor  *nf;
+  const Hm      *hm;
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  (void)info;
+  PetscCall(MatDiagHm_Private(A, &hm));
+  PetscCallCXX(nf = new NativeFactor());
+  nf->type      = ftype;
+  nf->a_offsets = hm->offsets;
+  {
+    PetscErrorCode ierr = 0;
+    try {
+      const pdiag::HmView<const PetscScalar> v = hm->view();
+      nf->F = ftype == MAT_FACTOR_ILU ? pdiag::hm_ilu0_storage(v, &nf->plan) : pdiag::hm_icc0_storage(v, &nf->plan);
+    } catch (const std::exception &e) {
+      delete nf;
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: %s", e.what());
+    }
+    PetscCall(ierr);
+  }
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, nf));
+  PetscCall(PetscContainerSetUserDestroy(container, NativeDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)F, kNativeName, (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals: %" PetscInt_FMT " diagonals\n", ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", (PetscInt)nf->F.ndiag()));
+  struct _MatOps *ops = F->ops;
+  if (ftype == MAT_FACTOR_ILU) ops->lufactornumeric = Numeric_Native;
+  else ops->choleskyfactornumeric = Numeric_Native;
+  ops->solve             = Solve_Native;
+  ops->solvetranspose    = SolveTranspose_Native;
+  ops->solveadd          = NULL; /* PETSc composes these from the solves */
+  ops->solvetransposeadd = NULL;
+  ops->matsolve          = NULL;
+  ops->matsolvetranspose = NULL;
+  ops->forwardsolve      = ftype == MAT_FACTOR_ICC ? ForwardSolve_Native : NULL;
+  ops->backwardsolve     = ftype == MAT_FACTOR_ICC ? BackwardSolve_Native : NULL;
+  ops->getinertia        = NULL;
+  ops->getinfo           = GetInfo_Native;
+  ops->view              = View_Native;
+  F->info.factor_mallocs    = 0;
+  F->info.fill_ratio_given  = 1.0;
+  F->info.fill_ratio_needed = 1.0;
+  PetscFunctionReturn(0);
+}

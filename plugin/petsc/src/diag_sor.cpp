@@ -1,0 +1,277 @@
+/* MatSOR and MatGetDiagonalBlock of MATDIAG (DESIGN §6: native where the
+   data flow follows the diagonals).
+
+   Sequentially MatSOR runs the sweeps of kernels/ pdiag/relax.hpp, which
+   repeat PETSc's aij arithmetic in the same order: every MatSORType PCSOR,
+   PCEisenstat and the multigrid smoothers pass (forward, backward,
+   symmetric, zero initial guess, Eisenstat, SOR_APPLY_UPPER), omega, the
+   diagonal shift, its and lits. In parallel the sweeps are local, as aij's:
+   each process relaxes its diagonal block (MatGetDiagonalBlock) with the
+   right-hand side corrected by the couplings to other processes' unknowns,
+   b - (A x - A_local x_local).
+
+   With CUDA vectors the sweeps run on the host copy (the GPU version is
+   level-scheduled: the next issue); the matrix's device copy stays valid. */
+#include "diag_impl.hpp"
+
+#include "pdiag/relax.hpp"
+
+/* An HM copy of the local block: A's own storage, or for CDM a copy kept
+   until A changes. */
+PetscErrorCode MatDiagHm_Private(Mat A, const Hm **hm)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
+  if (a->scheme == pdiag::Scheme::HM) {
+    *hm = &a->hm;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (a->hm_of_cdm_state != state) {
+    DiagCallKernel(a->hm_of_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+    a->hm_of_cdm_state = state;
+  }
+  *hm = &a->hm_of_cdm;
+  PetscFunctionReturn(0);
+}
+
+/* Puts hm into the diag matrix B (layout set): only its values when B is
+   assembled with the same diagonals (nothing that depends on the structure
+   is redone, B's nonzero state stays), else as new storage. Assembles B. */
+PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm)
+{
+  Mat_Diag *b    = (Mat_Diag *)B->data;
+  PetscBool same = (B->assembled && b->scheme == pdiag::Scheme::HM && b->staged.empty() && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets) ? PETSC_TRUE : PETSC_FALSE, all_same;
+
+  PetscFunctionBegin;
+  PetscCall(MPIU_Allreduce(&same, &all_same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B)));
+  if (all_same) {
+    PetscCall(MatDiagHostValuesEnsure_Private(b));
+    b->hm.val = std::move(hm.val);
+    MatDiagValuesChanged(b);
+  } else {
+    PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));
+    PetscCall(MatDiagReplaceStorage_Private(B, std::move(hm)));
+  }
+  B->preallocated = PETSC_TRUE;
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* MatGetDiagonalBlock: the owned rows and columns as a seqdiag (seqdiagcuda
+   for the CUDA types), kept with the matrix and refreshed in place when its
+   values change, so that bjacobi's sub-solvers see one matrix whose values
+   change (a numeric refactorization, as with aij). */
+PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscMPIInt      size;
+  PetscObjectState state;
+  const Hm        *hm;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size == 1) {
+    *block = A;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (a->diag_block && a->diag_block_state == state) {
+    *block = a->diag_block;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagHm_Private(A, &hm));
+  Hm local;
+  DiagCallKernel(local = pdiag::hm_column_block(*hm, A->cmap->rstart, A->cmap->rend));
+  if (!a->diag_block) {
+    PetscBool   cuda;
+    const char *prefix;
+    PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIDIAGCUDA, &cuda));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &a->diag_block));
+    PetscCall(MatSetSizes(a->diag_block, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+    PetscCall(MatSetBlockSizesFromMats(a->diag_block, A, A));
+    PetscCall(MatSetType(a->diag_block, cuda ? MATSEQDIAGCUDA : MATSEQDIAG));
+    PetscCall(MatGetOptionsPrefix(A, &prefix));
+    PetscCall(MatSetOptionsPrefix(a->diag_block, prefix));
+    if (A->defaultvectype) {
+      PetscCall(PetscFree(a->diag_block->defaultvectype));
+      PetscCall(PetscStrallocpy(A->defaultvectype, &a->diag_block->defaultvectype));
+    }
+    Mat_Diag *b    = (Mat_Diag *)a->diag_block->data;
+    b->storage_req = MAT_DIAG_STORAGE_HM;
+    b->max_diagonals = a->max_diagonals;
+    PetscCall(MatDiagSetLayout_Private(a->diag_block));
+  }
+  PetscCall(MatDiagInstallHm_Private(a->diag_block, std::move(local)));
+  a->diag_block_state = state;
+  *block              = a->diag_block;
+  PetscFunctionReturn(0);
+}
+
+namespace {
+
+/* The sweeps on a sequential block (PETSc's MatSOR_SeqAIJ, step by step). */
+PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  const Hm          *hm;
+  const PetscInt     m = A->rmap->n;
+  std::vector<PetscScalar> mdiag(m), idiag(m), work(m);
+  const PetscScalar *b;
+  PetscScalar       *x;
+  Index              zero_row;
+
+  PetscFunctionBegin;
+  PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatSOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
+  PetscCall(MatDiagHm_Private(A, &hm));
+  const pdiag::HmView<const PetscScalar> v = hm->view();
+  DiagCallKernel(zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, mdiag.data(), idiag.data()));
+  if (zero_row >= 0) { /* as aij: an error, unless a shift was asked for */
+    PetscCheck(PetscRealPart(fshift) != 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, (PetscInt)zero_row);
+    PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", (PetscInt)zero_row));
+    A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    A->factorerror_zeropivot_value = 0.0;
+    A->factorerror_zeropivot_row   = (PetscInt)zero_row;
+  }
+  PetscCall(VecGetArrayRead(bb, &b));
+  PetscCall(VecGetArray(xx, &x));
+  const PetscLogDouble nz = (PetscLogDouble)hm->nstored();
+  if (flag == SOR_APPLY_UPPER) {
+    DiagCallKernel(pdiag::hm_sor_apply_upper(v, b, x, omega, fshift, mdiag.data()));
+    PetscCall(PetscLogFlops(nz));
+  } else if (flag & SOR_EISENSTAT) {
+    DiagCallKernel(pdiag::hm_sor_eisenstat(v, b, x, omega, mdiag.data(), idiag.data(), work.data()));
+    PetscCall(PetscLogFlops(6.0 * m - 1 + 2.0 * nz));
+  } else {
+    PetscCheck(flag != SOR_APPLY_LOWER, PETSC_COMM_SELF, PETSC_ERR_SUP, "SOR_APPLY_LOWER is not implemented");
+    pdiag::SorSweeps sw;
+    sw.forward            = (flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP)) != 0;
+    sw.backward           = (flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) != 0;
+    sw.zero_initial_guess = (flag & SOR_ZERO_INITIAL_GUESS) != 0;
+    DiagCallKernel(pdiag::hm_sor(v, b, x, omega, sw, (Index)(its * lits), mdiag.data(), idiag.data(), work.data()));
+    PetscCall(PetscLogFlops(2.0 * nz * (PetscLogDouble)(its * lits)));
+  }
+  PetscCall(VecRestoreArray(xx, &x));
+  PetscCall(VecRestoreArrayRead(bb, &b));
+  PetscFunctionReturn(0);
+}
+
+/* r = (couplings of the owned rows to other processes' unknowns) x, the
+   off-process part of A x: A x - A_local x_local. */
+PetscErrorCode RemoteProduct(Mat A, Mat Ad, Vec xx, Vec r)
+{
+  Vec                lx, lz;
+  const PetscScalar *xa;
+  PetscScalar       *za;
+
+  PetscFunctionBegin;
+  PetscCall(MatMult(A, xx, r));
+  PetscCall(VecGetArrayRead(xx, &xa));
+  PetscCall(VecGetArray(r, &za));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->cmap->n, xa, &lx));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, A->rmap->n, &lz));
+  PetscCall(MatMult(Ad, lx, lz));
+  {
+    Vec lr;
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, za, &lr));
+    PetscCall(VecAXPY(lr, -1.0, lz));
+    PetscCall(VecDestroy(&lr));
+  }
+  PetscCall(VecDestroy(&lz));
+  PetscCall(VecDestroy(&lx));
+  PetscCall(VecRestoreArray(r, &za));
+  PetscCall(VecRestoreArrayRead(xx, &xa));
+  PetscFunctionReturn(0);
+}
+
+/* Runs f on sequential vectors placed on the owned parts of x and b. */
+template <class F>
+PetscErrorCode OnLocalParts(Mat A, Vec b, Vec x, F &&f)
+{
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+  Vec                lb, lx;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArray(x, &xa));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, ba, &lb));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, xa, &lx));
+  PetscCall(f(lb, lx));
+  PetscCall(VecDestroy(&lx));
+  PetscCall(VecDestroy(&lb));
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscFunctionReturn(0);
+}
+
+/* Local sweeps, PETSc's MatSOR_MPIAIJ step by step. */
+PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  Mat Ad;
+  Vec bb1 = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock_Diag(A, &Ad));
+  auto local = [&](Vec b, MatSORType f, Vec x) { return OnLocalParts(A, b, x, [&](Vec lb, Vec lx) { return MatSOR_SeqDiag(Ad, lb, omega, f, fshift, lits, 1, lx); }); };
+  if (flag == SOR_APPLY_UPPER) {
+    PetscCall(local(bb, flag, xx));
+    PetscFunctionReturn(0);
+  }
+  if (its > 1 || ~flag & SOR_ZERO_INITIAL_GUESS || flag & SOR_EISENSTAT) PetscCall(VecDuplicate(bb, &bb1));
+  MatSORType sweep = (MatSORType)0;
+  if ((flag & SOR_LOCAL_SYMMETRIC_SWEEP) == SOR_LOCAL_SYMMETRIC_SWEEP) sweep = SOR_SYMMETRIC_SWEEP;
+  else if (flag & SOR_LOCAL_FORWARD_SWEEP) sweep = SOR_FORWARD_SWEEP;
+  else if (flag & SOR_LOCAL_BACKWARD_SWEEP) sweep = SOR_BACKWARD_SWEEP;
+  if (sweep) {
+    if (flag & SOR_ZERO_INITIAL_GUESS) {
+      PetscCall(local(bb, flag, xx));
+      its--;
+    }
+    while (its--) { /* bb1 = bb - (remote couplings) x, then a local sweep */
+      PetscCall(RemoteProduct(A, Ad, xx, bb1));
+      PetscCall(VecAYPX(bb1, -1.0, bb));
+      PetscCall(local(bb1, sweep, xx));
+    }
+  } else if (flag & SOR_EISENSTAT) {
+    Vec xx1, d;
+    PetscCall(VecDuplicate(bb, &xx1));
+    PetscCall(local(bb, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_BACKWARD_SWEEP), xx));
+    PetscCall(MatCreateVecs(A, &d, NULL));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(VecPointwiseMult(bb1, d, xx));
+    PetscCall(VecDestroy(&d));
+    PetscCall(VecAYPX(bb1, (omega - 2.0) / omega, bb));
+    { /* bb1 += (remote couplings) x */
+      Vec r;
+      PetscCall(VecDuplicate(bb, &r));
+      PetscCall(RemoteProduct(A, Ad, xx, r));
+      PetscCall(VecAXPY(bb1, 1.0, r));
+      PetscCall(VecDestroy(&r));
+    }
+    PetscCall(local(bb1, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_FORWARD_SWEEP), xx1));
+    PetscCall(VecAXPY(xx, 1.0, xx1));
+    PetscCall(VecDestroy(&xx1));
+  } else SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "Parallel SOR not supported");
+  PetscCall(VecDestroy(&bb1));
+  A->factorerrortype = Ad->factorerrortype;
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+PetscErrorCode MatSOR_Diag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagCheckVec_Private(bb, A->rmap, "b of MatSOR()"));
+  PetscCall(MatDiagCheckVec_Private(xx, A->cmap, "x of MatSOR()"));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size == 1) PetscCall(MatSOR_SeqDiag(A, bb, omega, flag, fshift, its, lits, xx));
+  else PetscCall(MatSOR_MPIDiag(A, bb, omega, flag, fshift, its, lits, xx));
+  PetscFunctionReturn(0);
+}
