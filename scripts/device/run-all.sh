@@ -12,12 +12,13 @@
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh). Logs
 # under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
-source ./device-env.sh
+source ./env.sh  # device-env.sh, and the staged PETSc when it is not 3.18
 export PMIX_MCA_pcompress_base_silence_warning=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 sections=${*:-kernels sanitize plugin tutorials bench program}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+echo "PETSc: $(basename "$(readlink -f "$PETSC_DIR/lib/libpetsc.so")") in $PETSC_DIR" | tee -a "$OUT/gpu.txt"
 summary=()
 run() { # name, command...
   local name=$1; shift
