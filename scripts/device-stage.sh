@@ -22,7 +22,7 @@ DEST=$ROOT/.gpu
 rm -rf "$DEST"
 files=()
 for f in "$BUILD"/tests/kernels/test_* "$BUILD"/lib/libpetscdiag.so "$BUILD"/solvers/* "$BUILD"/bench/bench_* \
-         "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_*; do
+         "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_* "$BUILD"/examples/ex*_*; do
   [ -f "$f" ] && [ -x "$f" -o "${f##*.}" = so ] && files+=("$f")
 done
 bash "$ROOT/../shared/gpu/stage.sh" "$DEST" "${files[@]}" >/dev/null
