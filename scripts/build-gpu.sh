@@ -38,8 +38,9 @@ else
     ;;
   esac
 fi
-grep -q "define PETSC_HAVE_CUDA 1" "$PETSC/include/petscconf.h" 2>/dev/null ||
-  { echo "$PETSC is not a CUDA-enabled PETSc (no PETSC_HAVE_CUDA in include/petscconf.h): configure PETSc with --with-cuda (docs/install.md)" >&2; exit 1; }
+# petscconf.h: include/ of an installation, PETSC_ARCH/include/ of a source tree built in place
+{ cat "$PETSC/include/petscconf.h" "$PETSC/${PETSC_ARCH:-none}/include/petscconf.h" 2>/dev/null || true; } | grep -q "define PETSC_HAVE_CUDA 1" ||
+  { echo "$PETSC is not a CUDA-enabled PETSc (no PETSC_HAVE_CUDA in its petscconf.h): configure PETSc with --with-cuda (docs/install.md)" >&2; exit 1; }
 PETSC_DIR=$PETSC cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDIAG_CUDA=ON "$@" >"$BUILD.configure.log" 2>&1 ||
   { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)"
