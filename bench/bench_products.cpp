@@ -19,6 +19,7 @@ static const char help[] = "Times C = A B (and AtB, ABt) of the paper's structur
    cuSPARSE's SpMM (CSR) directly on the peer's device CSR arrays. */
 
 #include "paper_matrices.hpp"
+#include "petsc_compat.hpp"
 
 #include <petscdevice.h>
 #include <petscdiag.h>
@@ -88,8 +89,8 @@ PetscErrorCode TimeProduct(Mat A, Mat B, MatProductType type, const char *alg, P
     PetscCall(PetscPopErrorHandler());
     if (ierr) {
       const char *text = NULL;
-      char       *specific = NULL;
-      PetscErrorMessage(ierr, &text, &specific);
+      const char *specific = NULL;
+      PetscDiagErrorMessage(ierr, &text, &specific);
       t->err = ierr;
       t->msg = specific ? specific : (text ? text : "unknown error");
       PetscCall(MatDestroy(&X));

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Stages .gpu/ (git-ignored) for the device tool: the CUDA PETSc and OpenMPI
-# runtimes (../shared/gpu/stage.sh), the GPU build's programs and library,
-# the Boost.Test runtime, and scripts/device/*.sh. Then, with the device
-# tool: carry [".gpu"], command "bash .gpu/run-all.sh" (see docs/gpu.md).
+# Stages .gpu/ (git-ignored) for the device tool: the CUDA PETSc 3.18 and
+# OpenMPI runtimes (../shared/gpu/stage.sh), the GPU build's programs and
+# library, the Boost.Test runtime, and scripts/device/*.sh. Then, with the
+# device tool: carry [".gpu"], command "bash .gpu/run-all.sh" (docs/gpu.md).
+#   PETSC_VERSION=3.25   stages build-cuda-3.25/ (PETSC_VERSION=3.25
+#                        scripts/build-gpu.sh) instead of build-cuda/
+#   BUILD_DIR=<dir>      stages that CUDA build
+# A build that links another PETSc than the 3.18 of ../shared/gpu also
+# carries that PETSc's libraries (petsc-lib.tar.xz, about 9 MiB for 3.25);
+# .gpu/env.sh, which run-all.sh sources, puts them first on the device.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD_DIR:-$ROOT/build-cuda}
+case ${PETSC_VERSION:-3.18} in
+3.25) BUILD=${BUILD_DIR:-$ROOT/build-cuda-3.25} ;;
+*) BUILD=${BUILD_DIR:-$ROOT/build-cuda} ;;
+esac
+[ -f "$BUILD/CMakeCache.txt" ] || { echo "no CUDA build in $BUILD: run scripts/build-gpu.sh first" >&2; exit 1; }
+PETSC_PREFIX=$(sed -n 's/^PETSC_PREFIX:INTERNAL=//p' "$BUILD/CMakeCache.txt")
+PETSC_VERSION_BUILT=$(sed -n 's/^PETSC_VERSION:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 DEST=$ROOT/.gpu
 rm -rf "$DEST"
 files=()
 for f in "$BUILD"/tests/kernels/test_* "$BUILD"/lib/libpetscdiag.so "$BUILD"/solvers/* "$BUILD"/bench/bench_* \
-         "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_*; do
+         "$BUILD"/tests/plugin/test_* "$BUILD"/tests/tutorials/tut_* "$BUILD"/examples/ex*_*; do
   [ -f "$f" ] && [ -x "$f" -o "${f##*.}" = so ] && files+=("$f")
 done
 bash "$ROOT/../shared/gpu/stage.sh" "$DEST" "${files[@]}" >/dev/null
@@ -20,6 +32,17 @@ cp -L /usr/lib/x86_64-linux-gnu/libboost_unit_test_framework.so.1.74.0 "$DEST/li
 if [ -x "$BUILD/solvers/mtx" ]; then
   ldd "$BUILD/solvers/mtx" | awk '/cholmod|amd|colamd|suitesparseconfig|metis|gomp/ {print $3}' | xargs -r cp -L -t "$DEST/lib/"
 fi
+# the PETSc the build links, unless it is the 3.18 that device-env.sh unpacks
+if [ "$PETSC_PREFIX" != /opt/petsc-cuda ]; then
+  PACK=$BUILD/petsc-lib.tar.xz # compressed once per PETSc library (xz takes a minute)
+  if [ ! -f "$PACK" ] || [ "$PETSC_PREFIX/lib/libpetsc.so" -nt "$PACK" ]; then
+    tar cJf "$PACK.tmp" -C "$PETSC_PREFIX" $(cd "$PETSC_PREFIX" && ls -d lib/libpetsc.so*)
+    mv "$PACK.tmp" "$PACK"
+  fi
+  cp "$PACK" "$DEST/petsc-lib.tar.xz"
+  echo "$PETSC_VERSION_BUILT" >"$DEST/petsc-version"
+fi
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
+echo "staged $BUILD (PETSc $PETSC_VERSION_BUILT at $PETSC_PREFIX)"
 du -sh "$DEST"

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The main job: a 3D Poisson solve (65^3 unknowns, CG + Jacobi) with
 # -dm_mat_type diag, then the same run with aij for comparison. Installs and
-# builds first. With an NVIDIA GPU (nvidia-smi answers) it builds against the
-# CUDA-enabled PETSc (scripts/build-gpu.sh), runs on the GPU with
-# -dm_vec_type cuda at 129^3, and compares with aijcusparse. Extra arguments
-# go to both runs (e.g. -da_refine 1, -log_view).
+# builds first (Debian's PETSc, or PETSC_DIR's). With an NVIDIA GPU
+# (nvidia-smi answers) it builds against a CUDA-enabled PETSc
+# (scripts/build-gpu.sh: PETSC_DIR's), runs on the GPU with -dm_vec_type
+# cuda at 129^3, and compares with aijcusparse. Extra arguments go to both
+# runs (e.g. -da_refine 1, -log_view).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NP=${NP:-1}
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   bash "$ROOT/scripts/build-gpu.sh" >/dev/null
-  BIN=${BUILD_DIR:-$ROOT/build-cuda}/solvers/poisson
+  GPU_BUILD=$ROOT/build-cuda
+  [ -z "${PETSC_DIR:-}" ] && [ "${PETSC_VERSION:-}" = 3.25 ] && GPU_BUILD=$ROOT/build-cuda-3.25
+  BIN=${BUILD_DIR:-$GPU_BUILD}/solvers/poisson
   GPU=(-dm_vec_type cuda -da_grid_x 129 -da_grid_y 129 -da_grid_z 129)
   PEER=aijcusparse
 else

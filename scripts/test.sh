@@ -1,9 +1,65 @@
 #!/usr/bin/env bash
-# The test command: installs, builds, and runs every test through ctest.
+# The test command: installs, builds, and runs every test through ctest,
+# against each PETSc version in turn (DESIGN §8):
+#   3.18  Debian's petsc-dev, in build/ (BUILD_DIR overrides)
+#   3.25  PETSc 3.25 from scripts/petsc-3.25.sh (/opt/petsc-3.25, unpacked
+#         from the cache ../shared/petsc-3.25 on this project's machines), in
+#         build-3.25/; skipped with a notice when it is not available
+# PETSC_DIR=<prefix> instead tests against that PETSc alone (in build/).
 # GPU tests report themselves skipped on a machine without a CUDA device.
+# PETSC_VERSIONS="3.18" (or "3.25") runs one; extra arguments go to ctest.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-bash "$ROOT/scripts/build.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd "${BUILD_DIR:-$ROOT/build}"
-ctest --output-on-failure -j"$(nproc)" "$@"
+failed=()
+skipped=()
+if [ -n "${PETSC_DIR:-}" ]; then versions=PETSC_DIR; else versions=${PETSC_VERSIONS:-3.18 3.25}; fi
+for version in $versions; do
+  case $version in
+  PETSC_DIR)
+    BUILD=${BUILD_DIR:-$ROOT/build}
+    version="at $PETSC_DIR"
+    BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh"
+    ;;
+  3.18)
+    BUILD=${BUILD_DIR:-$ROOT/build}
+    env -u PETSC_DIR BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh"
+    ;;
+  3.25)
+    BUILD=$ROOT/build-3.25
+    rc=0
+    PREFIX=$(bash "$ROOT/scripts/petsc-3.25.sh") || rc=$?
+    if [ $rc -eq 3 ]; then
+      echo "== PETSc 3.25: skipped (see the notice above); the PETSc 3.18 run stands alone"
+      skipped+=(3.25)
+      continue
+    fi
+    [ $rc -eq 0 ] || exit $rc
+    # The tutorial tests need the tutorial sources of the same PETSc: its
+    # installation has them (share/petsc/examples); if not, the needed
+    # folders come out of the cached source tarball.
+    extra=()
+    if [ ! -f "$PREFIX/share/petsc/examples/src/ksp/ksp/tutorials/ex2.c" ]; then
+      SRC_TARBALL=${PETSC_325_CACHE:-$ROOT/../shared/petsc-3.25}/petsc-3.25.4-src.tar.xz
+      if [ -f "$SRC_TARBALL" ]; then
+        mkdir -p "$BUILD/petsc-src"
+        tar xJf "$SRC_TARBALL" -C "$BUILD/petsc-src" --strip-components=1 \
+          petsc-3.25.4/src/ksp/ksp/tutorials petsc-3.25.4/src/snes/tutorials
+        extra=(-DDIAG_PETSC_EXAMPLES="$BUILD/petsc-src/src")
+      fi
+    fi
+    PETSC_DIR=$PREFIX BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh" ${extra[@]+"${extra[@]}"}
+    ;;
+  *)
+    echo "unknown PETSc version '$version' in PETSC_VERSIONS (3.18, 3.25)" >&2
+    exit 2
+    ;;
+  esac
+  echo "== ctest against PETSc $version ($BUILD)"
+  (cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" "$@") || failed+=("$version")
+done
+[ ${#skipped[@]} -eq 0 ] || echo "notice: not tested against PETSc ${skipped[*]} (not available on this machine)"
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "FAILED: tests against PETSc ${failed[*]}" >&2
+  exit 1
+fi

@@ -42,6 +42,7 @@ static const char help[] = "Loads a sparse matrix, reports how it would be store
 #include <cholmod.h>
 
 #include "pdiag/convert.hpp"
+#include "petsc_compat.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -574,8 +575,8 @@ PetscErrorCode LoadMatrixMarket(const char *path, Mat *A, Problem *p, MMHeader *
 
 std::string LastPetscMessage()
 {
-  char *specific = NULL;
-  if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
+  const char *specific = NULL;
+  if (PetscDiagErrorMessage(0, NULL, &specific) || !specific) return "";
   std::string s = specific;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;

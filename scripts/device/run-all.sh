@@ -6,18 +6,20 @@
 # -mat_diag_device_ops, and under memcheck), mpisan (MPI device paths under
 # memcheck and initcheck on 2 ranks), profile (-log_view of a product),
 # plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
-# tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag), bench
+# tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
+# examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh). Logs
 # under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
-source ./device-env.sh
+source ./env.sh  # device-env.sh, and the staged PETSc when it is not 3.18
 export PMIX_MCA_pcompress_base_silence_warning=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-sections=${*:-kernels sanitize plugin tutorials bench program}
+sections=${*:-kernels sanitize plugin tutorials examples bench program}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+echo "PETSc: $(basename "$(readlink -f "$PETSC_DIR/lib/libpetsc.so")") in $PETSC_DIR" | tee -a "$OUT/gpu.txt"
 summary=()
 run() { # name, command...
   local name=$1; shift
@@ -75,6 +77,14 @@ fi
 if has profile; then
   # where the first product's time goes (-log_view events): Table 2 row 1, AB
   run profile.t2.200 bin/bench_products -types diagcuda,aijcusparse -n 10000 -dga 200 -dgb 200 -reps 3 -products AB -show_reps -log_view -log_view_gpu_time
+fi
+if has examples; then
+  # examples/ on the device: each checks its own result and ends with "exN: OK"
+  # (ex5, an unmodified program, prints the matrix type and its error)
+  for np in 1 2; do
+    run ex2_dmda_ksp.cuda.np$np mpiexec -n $np bin/ex2_dmda_ksp -dm_mat_type diag -dm_vec_type cuda -ksp_type cg -pc_type jacobi
+    run ex5_dll_append.cuda.np$np mpiexec -n $np bin/ex5_dll_append -dll_append $PWD/lib/libpetscdiag.so -mat_type diagcuda
+  done
 fi
 if has tutorials; then
   K="-ksp_converged_reason -ksp_monitor -ksp_norm_type unpreconditioned"

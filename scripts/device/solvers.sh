@@ -2,8 +2,8 @@
 # GPU runs of the solvers of solvers/ (docs/solvers.md, "On a GPU"). Runs on
 # the GPU machine from the staged folder (scripts/device-stage.sh: programs in
 # .gpu/bin, libpetscdiag.so in .gpu/lib, this script as .gpu/solvers.sh), from
-# the repository root (data/ is read from there), device-env.sh sourced:
-#   source .gpu/device-env.sh && bash .gpu/solvers.sh
+# the repository root (data/ is read from there), env.sh sourced:
+#   source .gpu/env.sh && bash .gpu/solvers.sh
 # Every DMDA solver runs on CUDA vectors once with diag and once with
 # aijcusparse, 1 rank (poisson also 2), at a size of a few seconds. mtx
 # compares the loaded matrix as aijcusparse with its diagcuda conversion

@@ -6,6 +6,8 @@
 
 #include <petscdiag.h>
 
+#include "petsc_compat.hpp"
+
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -34,7 +36,7 @@ inline PetscErrorCode Record(bool ok_local, const std::string &cs, const std::st
   PetscBool ok = ok_local ? PETSC_TRUE : PETSC_FALSE, all;
 
   PetscFunctionBeginUser;
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, PDIAG_MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
   if (all) g_pass++;
   else {
     g_fail++;
@@ -89,8 +91,8 @@ inline void Run(const std::string &cs, const std::string &group, const std::func
 /* The specific message of the last PETSc error. */
 inline std::string LastMessage()
 {
-  char *specific = NULL;
-  if (PetscErrorMessage(0, NULL, &specific) || !specific) return "";
+  const char *specific = NULL;
+  if (PetscDiagErrorMessage(0, NULL, &specific) || !specific) return "";
   return specific;
 }
 

@@ -8,6 +8,8 @@
 #include <petscdmda.h>
 #include <petscksp.h>
 
+#include "petsc_compat.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -345,7 +347,7 @@ PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatD
     MatInfo info;
     PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
     PetscBool ok = (petsc_gtoc_sz - bytes0 < info.memory) ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, PDIAG_MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
     Check(ok, name + " Scale, Shift, AXPY, DiagonalScale, ZeroRows under MPI: the values are not copied back to the host");
   }
   PetscCall(MatScale(B, 2.5));

@@ -158,8 +158,8 @@ static PetscErrorCode MatDiagExchangeStash(Mat A)
   PetscCallMPI(MPI_Allreduce(&mine_failed, &first_failed, 1, MPI_INT, MPI_MIN, comm));
   if (ierr) {
     const char *text = NULL;
-    char       *specific = NULL;
-    PetscErrorMessage(ierr, &text, &specific);
+    const char *specific = NULL;
+    PetscDiagErrorMessage(ierr, &text, &specific);
     SETERRQ(PETSC_COMM_SELF, ierr, "diag: MatAssemblyEnd: setting the entries other processes sent to process %d failed: %s", (int)rank, specific ? specific : (text ? text : "unknown error"));
   }
   PetscCheck(first_failed == size, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: MatAssemblyEnd failed on process %d while setting the entries other processes sent to it (see that process's error)", (int)first_failed);
@@ -263,7 +263,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
      diagonals may have arrived on some processes only: decide together */
   if (size > 1 && a->storage_req == MAT_DIAG_STORAGE_AUTO) {
     PetscBool changed;
-    PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
     a->structure_changed = changed;
   }
   if (a->structure_changed) {
@@ -376,6 +376,18 @@ PetscErrorCode MatDiagSetValuesCOOHost_Private(Mat A, const PetscScalar v[], Ins
       if (i < 0 || a->coo_j[e] < 0 || (i >= a->layout.row_begin && i < a->layout.row_end())) continue;
       PetscCall(MatSetValue(A, i, a->coo_j[e], v[e], ADD_VALUES));
     }
+  }
+  /* ... and sent now: the assembly that MatSetValuesCOO() runs next may not
+     send them (PETSc 3.25 runs it with MAT_NO_OFF_PROC_ENTRIES, since COO
+     implementations communicate by themselves). Collective: every process
+     takes this host path together (MatDiagSetValuesCOODevice_Private). */
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size > 1) {
+    const InsertMode was = A->insertmode;
+    A->insertmode        = ADD_VALUES; /* how the receivers set the entries */
+    PetscCall(MatDiagExchangeStash(A));
+    A->insertmode = was;
   }
   PetscFunctionReturn(0);
 }

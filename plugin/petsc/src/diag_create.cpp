@@ -231,7 +231,7 @@ static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const 
 
   PetscFunctionBegin;
   PetscCheck(ndiag >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: number of diagonals %" PetscInt_FMT " is negative", ndiag);
-  if (ndiag) PetscValidIntPointer(offsets, 3);
+  if (ndiag) PetscAssertPointer(offsets, 3);
   PetscCall(MatDiagSetLayout_Private(A));
   for (PetscInt k = 0; k < ndiag; k++) {
     PetscCheck(a->layout.valid_offset(offsets[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
@@ -308,7 +308,7 @@ PetscErrorCode MatDiagGetStorage(Mat A, MatDiagStorage *storage)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscValidPointer(storage, 2);
+  PetscAssertPointer(storage, 2);
   PetscUseMethod(A, "MatDiagGetStorage_C", (Mat, MatDiagStorage *), (A, storage));
   PetscFunctionReturn(0);
 }
@@ -391,7 +391,7 @@ PetscErrorCode MatCreateDiag(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOptionsObject)
 {
   Mat_Diag      *a       = (Mat_Diag *)A->data;
   MatDiagStorage storage = a->storage_req;

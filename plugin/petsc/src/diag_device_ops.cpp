@@ -41,7 +41,7 @@ static PetscErrorCode DeviceOpsAgree(Mat A, PetscBool local, PetscBool *done)
   PetscFunctionBegin;
   *done = local;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (size > 1) PetscCall(MPIU_Allreduce(&local, done, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (size > 1) PetscCall(MPIU_Allreduce(&local, done, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(0);
 }
 

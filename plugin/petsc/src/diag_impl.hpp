@@ -7,6 +7,8 @@
 #include <petsc/private/matimpl.h>
 #include <petscdiag.h>
 
+#include "petsc_compat.hpp"
+
 #include "pdiag/assemble.hpp"
 #include "pdiag/compress.hpp"
 #include "pdiag/convert.hpp"

@@ -23,7 +23,7 @@ PetscErrorCode MatDiagSyncStructure_Private(Mat A)
   PetscBool valid;
 
   PetscFunctionBegin;
-  PetscCall(MPIU_Allreduce(&a->ghost_valid, &valid, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(&a->ghost_valid, &valid, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (!valid) PetscCall(MatDiagGhostDestroy_Private(a));
   PetscFunctionReturn(0);
 }
@@ -243,7 +243,7 @@ static PetscErrorCode MatEqual_Diag(Mat A, Mat B, PetscBool *flg)
     DiagCallKernel(WithView(a, [&](auto va) { WithView(b, [&](auto vb) { eq = pdiag::values_equal(va, vb); }); }));
     loc = eq ? PETSC_TRUE : PETSC_FALSE;
   }
-  PetscCall(MPIU_Allreduce(&loc, flg, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(&loc, flg, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(0);
 }
 
@@ -575,7 +575,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->getinfo             = MatGetInfo_Diag;
   ops->zerorows            = MatZeroRows_DiagAny;
   ops->zerorowscolumns     = MATDIAG_HOST_OP(MatZeroRowsColumns_Diag);
-  ops->missingdiagonal     = MATDIAG_HOST_OP(MatMissingDiagonal_Diag);
+  MatOpsSetMissingDiagonal_Compat(ops, MATDIAG_HOST_OP(MatMissingDiagonal_Diag));
   ops->setoption           = MatSetOption_Diag;
   ops->duplicate           = MATDIAG_HOST_OP(MatDuplicate_Diag);
   ops->copy                = MATDIAG_HOST_OP(MatCopy_Diag);

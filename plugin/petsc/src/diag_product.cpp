@@ -282,7 +282,7 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   {
     /* on the GPU when both operands are there, on every process */
     PetscBool device = (MatDiagOnDevice_Private(X) && MatDiagOnDevice_Private(Y)) ? PETSC_TRUE : PETSC_FALSE;
-    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
     s.device = device;
   }
   PetscCheck(!(s.mpi && s.device && s.variant == MAT_DIAG_PRODUCT_TILED), PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) runs on one process only; use diag or diag_atomic under MPI");
@@ -299,7 +299,7 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   } else {
     PetscBool direct = (s.tx == Trans::N && x->scheme == pdiag::Scheme::HM) ? PETSC_TRUE : PETSC_FALSE;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &direct, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &direct, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
     s.x_direct = direct;
     if (!s.x_direct) PetscCall(GatherBuild(s.gx, X, s.tx, c->layout.row_begin, c->layout.row_end()));
     const pdiag::Layout      &LX = s.x_direct ? x->layout : s.gx.blk.layout;
@@ -362,7 +362,7 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
   PetscCall(KeyChanged(X, s.kx, &stale));
   PetscCall(KeyChanged(Y, s.ky, &stale));
   PetscCall(KeyChanged(C, s.kc, &stale));
-  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   if (stale) {
     PetscCall(PetscInfo(C, "diag: the diagonals of an operand or of the result changed since the symbolic phase: redoing it\n"));
     PetscCall(StepSymbolic(s, X, Y, C));
@@ -557,7 +557,7 @@ PetscErrorCode MatProductSymbolic_Diag(Mat C)
   PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
   PetscCallCXX(pd = new ProductData());
   product->data    = pd;
-  product->destroy = ProductDataDestroy;
+  product->destroy = MatProductDataDestroy_Compat<ProductDataDestroy>;
   PetscCall(Operands(C, pd, false, op));
   for (PetscInt i = 0; i < kNumAlgorithms; i++) {
     PetscBool same;

@@ -61,7 +61,7 @@ PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
     PetscBool xcuda, device;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &xcuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
     device = (xcuda && MatDiagOnDevice_Private(A)) ? PETSC_TRUE : PETSC_FALSE;
-    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+    if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &device, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
     s.device = device;
   }
   PetscCall(KeyOf(A, &s.ka));
@@ -177,11 +177,11 @@ static PetscErrorCode MatProductNumeric_DiagDense(Mat C)
   PetscCall(MatDenseGetLDA(X, &ldx));
   PetscCall(KeyChanged(A, s.ka, &stale));
   if (ldx != s.ldx || X->cmap->N != s.k) stale = PETSC_TRUE;
-  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   if (stale) PetscCall(DenseBuild(s, A, X));
   PetscBool ccuda;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &ccuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
-  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ccuda, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+  if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ccuda, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
   if (s.device && ccuda) {
     PetscCall(MatDiagDeviceSpMM_Private(A, X, C, s.sct, s.dev));
     PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
@@ -230,7 +230,7 @@ PetscErrorCode diag_product::MatProductSymbolic_DiagDense(Mat C)
   PetscCall(MatSetUp(C));
   PetscCallCXX(pd = new DenseData());
   product->data    = pd;
-  product->destroy = DenseDataDestroy;
+  product->destroy = MatProductDataDestroy_Compat<DenseDataDestroy>;
   PetscCall(DenseBuild(pd->ds, A, X));
   PetscCall(PetscInfo(C, "diag: product with a dense matrix of %" PetscInt_FMT " columns (SpMM)\n", X->cmap->N));
   C->ops->productsymbolic = MatProductSymbolic_DiagDense;
