@@ -289,18 +289,27 @@ Index count_nonzeros(const V& A) {
 
 // ---- rows, columns, diagonal ------------------------------------------------
 
-/// The stored entries of global row i (in the block): cols strictly
-/// ascending, vals alongside; stored zeros included. Both vectors replaced.
-template <class V, ops_detail::if_view<V> = 0>
-void get_row(const V& A, Index i, std::vector<Index>& cols,
-             std::vector<typename ops_detail::view_traits<V>::scalar>& vals) {
+/// The stored entries (i, j) with value v of global row i (in the block)
+/// for which keep(i, j, v) holds: cols strictly ascending, vals alongside.
+/// Both vectors replaced.
+template <class V, class Keep, ops_detail::if_view<V> = 0>
+void get_row_if(const V& A, Index i, std::vector<Index>& cols,
+                std::vector<typename ops_detail::view_traits<V>::scalar>& vals, Keep&& keep) {
   ops_detail::check_local_row(A.layout, i, "get_row");
   cols.clear();
   vals.clear();
   ops_detail::for_each_in_row(A, i, [&](Index j, Index p) {
+    if (!keep(i, j, A.val[p])) return;
     cols.push_back(j);
     vals.push_back(A.val[p]);
   });
+}
+
+/// All stored entries of global row i, stored zeros included.
+template <class V, ops_detail::if_view<V> = 0>
+void get_row(const V& A, Index i, std::vector<Index>& cols,
+             std::vector<typename ops_detail::view_traits<V>::scalar>& vals) {
+  get_row_if(A, i, cols, vals, [](Index, Index, const auto&) { return true; });
 }
 
 /// Zeroes every stored entry of the listed global rows (all must be local,

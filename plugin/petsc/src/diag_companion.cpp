@@ -8,43 +8,59 @@
    and rebuilt in place (MatHeaderReplace: the same Mat handle) when its
    structure changes. -info reports each build.
 
-   The copy holds what an aij matrix of the same operator would hold: every
-   stored entry, except, for a DMDA's matrix, the stored zeros at positions
-   that couple no grid points (a diagonal running past the end of a grid
-   line, the corners CDM storage adds). Those are not part of the stencil
-   (aij's DMCreateMatrix does not hold them, and refuses values there), and
-   an ordering, an overlap or a coloring that saw them would differ from
-   aij's (a coloring would even compute wrong values there). */
+   The copy holds what an aij matrix of the same operator would hold. A
+   diag matrix stores whole diagonals; aij stores the entries that were
+   set. Diag does not record which stored entries were set, so the copy
+   holds the main diagonal, every nonzero, for a DMDA's matrix every
+   coupling of its stencil (zero or not: aij's DMCreateMatrix holds them),
+   and every entry an earlier copy of the same structure held (an entry
+   that became zero stays, as in aij). Stored zeros beyond that (a diagonal
+   running past the end of a grid line, the zeros a matrix PETSc built with
+   this type, e.g. a multigrid prolongator, carries along its diagonals) are
+   not entries: an ordering, an overlap, a coloring or a product that saw
+   them would differ from aij's, or cost far more. A nonzero appearing where
+   the copy had no entry is a new nonzero location: the copy is rebuilt and
+   the matrix's nonzero state increases, as for aij. */
 #include "diag_impl.hpp"
 
 #include "pdiag/convert.hpp"
+#include "pdiag/ops.hpp"
 #include "pdiag/stencil.hpp"
 
 #include <memory>
 
 /* The CSR of A's local rows (global columns) an aij matrix of the same
-   operator holds (see above): every stored entry except the zeros of the
-   stencil's diagonals at positions that couple no grid points. */
-PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+   operator holds (see above): the main diagonal of a square matrix, every
+   nonzero and, for a
+   DMDA's matrix, the stencil's couplings; with `previous` (the pattern of
+   an aij copy of the same structure), its entries too, so that an entry
+   that became zero stays, as it stays in aij. */
+static PetscErrorCode MatDiagLocalCSR(Mat A, const std::vector<Index> *prev_rowptr, const std::vector<Index> *prev_colidx, pdiag::Csr<PetscScalar> *csr)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  PetscBool          grid;
-  pdiag::GridStencil g;
-  Hm                 from_cdm;
+  Mat_Diag                       *a = (Mat_Diag *)A->data;
+  const pdiag::GridStencilPattern *stencil;
+  Hm                               from_cdm;
 
   PetscFunctionBegin;
   PetscCall(MatDiagSyncHost_Private(A));
-  PetscCall(MatDiagGridStencil_Private(A, &grid, &g));
+  PetscCall(MatDiagGridPattern_Private(A, &stencil));
   if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-  const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
-  if (grid) {
-    /* the stencil's couplings (zero or not) and every nonzero: a value set
-       outside the stencil is an entry like any other */
-    DiagCallKernel({
-      const pdiag::GridStencilPattern stencil(g);
-      *csr = pdiag::hm_to_csr_if(hm, [&](Index i, Index j, PetscScalar v) { return i == j || v != 0.0 || stencil.contains(i, j); });
-    });
-  } else DiagCallKernel(*csr = pdiag::hm_to_csr(hm));
+  const Hm   &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
+  const Index r0 = A->rmap->rstart;
+  auto        in_previous = [&](Index i, Index j) {
+    if (!prev_rowptr) return false;
+    const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
+    return std::binary_search(first, last, j);
+  };
+  const bool square = A->rmap->N == A->cmap->N; /* an operator's diagonal is an entry even when zero */
+  DiagCallKernel(*csr = pdiag::hm_to_csr_if(hm, [&](Index i, Index j, PetscScalar v) { return (square && i == j) || v != 0.0 || (stencil && stencil->contains(i, j)) || in_previous(i, j); }));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagLocalCSR(A, NULL, NULL, csr));
   PetscFunctionReturn(0);
 }
 
@@ -117,13 +133,14 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     *C = a->companion;
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagLocalCSR_Private(A, &csr));
-  PetscBool same = (a->companion && a->companion_nzstate == A->nonzerostate && csr.rowptr == a->companion_rowptr && csr.colidx == a->companion_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
-  PetscCall(MPIU_Allreduce(&same, &all_same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  const bool same_structure = a->companion && a->companion_nzstate == A->nonzerostate;
+  PetscCall(MatDiagLocalCSR(A, same_structure ? &a->companion_rowptr : NULL, same_structure ? &a->companion_colidx : NULL, &csr));
+  PetscBool same = (same_structure && csr.rowptr == a->companion_rowptr && csr.colidx == a->companion_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
+  PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
   else {
     Mat fresh;
-    if (a->companion && a->companion_nzstate == A->nonzerostate) A->nonzerostate++; /* values appeared off the stencil */
+    if (same_structure) A->nonzerostate++; /* a nonzero appeared where the copy had no entry: a new nonzero location, as for aij */
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
     PetscCall(MatDiagAIJFromCSR(A, csr, MATAIJ, &fresh));
     if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
@@ -230,13 +247,13 @@ PetscErrorCode MatIncreaseOverlap_Diag(Mat A, PetscInt n, IS is[], PetscInt ov)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatCreateGraph_Diag(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
+PetscErrorCode MatCreateGraph_Diag(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
 {
   Mat C;
 
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(A, "MatCreateGraph (algebraic multigrid)", &C));
-  PetscCall(MatCreateGraph(C, sym, scale, filter, graph));
+  PetscCall(MatCreateGraph_Compat(C, sym, scale, filter, num_idx, index, graph));
   PetscFunctionReturn(0);
 }
 
@@ -520,8 +537,35 @@ PetscErrorCode MatDiagAIJIsCompact_Private(Mat S, PetscBool *compact)
   nd = (PetscInt64)offs.size();
   PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)S)));
   PetscCall(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)S)));
-  /* stored entries at most 4x the nonzeros, diagonals within the default limit */
-  *compact = (most <= 10000 && glob[1] <= 4.0 * glob[0] + 64.0) ? PETSC_TRUE : PETSC_FALSE;
+  /* stored entries at most 4x the nonzeros, diagonals within the default
+     limit; a rectangular matrix with many diagonals (an interpolation, a
+     prolongator: its diagonals are slanted bands, products with it by
+     diagonals cost orders of magnitude more than by rows) is not */
+  *compact = (most <= 10000 && glob[1] <= 4.0 * glob[0] + 64.0 && (M == N || most <= 64)) ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the diag matrix A holds many diagonals (more than 64 on some
+   process) that are mostly zeros (fewer than one stored entry in 20
+   nonzero over all) or, for a rectangular matrix, slanted bands (a
+   multigrid prolongator built with the type of the operator): products
+   with such a matrix cost far more by diagonals than by rows. Collective. */
+PetscErrorCode MatDiagIsScattered_Private(Mat A, PetscBool *scattered)
+{
+  Mat_Diag  *a = (Mat_Diag *)A->data;
+  double     loc[2], glob[2];
+  PetscInt64 nd, most;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
+  Index nnz;
+  DiagCallKernel(nnz = a->scheme == pdiag::Scheme::HM ? pdiag::count_nonzeros(a->hm.view()) : pdiag::count_nonzeros(a->cdm.view()));
+  loc[0] = (double)nnz;
+  loc[1] = (double)a->nstored();
+  nd     = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
+  PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  *scattered = (most > 64 && (glob[0] < 0.05 * glob[1] || A->rmap->N != A->cmap->N)) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -536,7 +580,7 @@ PetscErrorCode MatDiagSetCompanionOps_Private(Mat A)
   ops->getcolumnij                 = MatGetColumnIJ_Diag;
   ops->restorecolumnij             = MatRestoreColumnIJ_Diag;
   ops->increaseoverlap             = MatIncreaseOverlap_Diag;
-  ops->creategraph                 = MatCreateGraph_Diag;
+  ops->creategraph                 = MatCreateGraphOp_Compat<decltype(ops->creategraph), MatCreateGraph_Diag>::call;
   ops->issymmetric                 = MatIsSymmetric_Diag;
   ops->ishermitian                 = MatIsHermitian_Diag;
   ops->isstructurallysymmetric     = MatIsStructurallySymmetric_Diag;

@@ -114,6 +114,23 @@ PetscErrorCode MatDiagGridStencil_Private(Mat A, PetscBool *found, pdiag::GridSt
   PetscFunctionReturn(0);
 }
 
+/* The couplings of the stencil of A's DMDA (NULL when A has none), kept with A. */
+PetscErrorCode MatDiagGridPattern_Private(Mat A, const pdiag::GridStencilPattern **pattern)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  if (!a->grid_checked) {
+    pdiag::GridStencil g;
+    PetscBool          grid;
+    PetscCall(MatDiagGridStencil_Private(A, &grid, &g));
+    if (grid) DiagCallKernel(a->grid_pattern = std::make_shared<const pdiag::GridStencilPattern>(g));
+    a->grid_checked = PETSC_TRUE;
+  }
+  *pattern = a->grid_pattern.get();
+  PetscFunctionReturn(0);
+}
+
 /* The offsets of a grid stencil's matrix for this process's rows. */
 PetscErrorCode MatDiagGridOffsets_Private(Mat A, const pdiag::GridStencil &g, std::vector<Index> *offsets)
 {

@@ -44,20 +44,11 @@ struct FactorHooks {
   const char *package                                                       = nullptr;
 };
 
-PetscErrorCode HooksDestroy(void *ctx)
-{
-  delete (FactorHooks *)ctx;
-  return 0;
-}
-
 PetscErrorCode GetHooks(Mat F, FactorHooks **h)
 {
-  PetscContainer c;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, kHooksName, (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor matrix without its package's functions");
-  PetscCall(PetscContainerGetPointer(c, (void **)h));
+  PetscCall(PetscDiagQueryObject((PetscObject)F, kHooksName, h));
+  PetscCheck(*h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor matrix without its package's functions");
   PetscFunctionReturn(0);
 }
 
@@ -203,9 +194,8 @@ PetscErrorCode QRSymbolic_Diag(Mat F, Mat A, IS col, const MatFactorInfo *info)
    factor of the companion, its symbolic phases wrapped. */
 PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, Mat *F)
 {
-  Mat            C;
-  FactorHooks   *h;
-  PetscContainer container;
+  Mat          C;
+  FactorHooks *h;
 
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
@@ -225,11 +215,7 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
       PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatQRFactorSymbolic_C", QRSymbolic_Diag));
     }
   }
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
-  PetscCall(PetscContainerSetPointer(container, h));
-  PetscCall(PetscContainerSetUserDestroy(container, HooksDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*F, kHooksName, (PetscObject)container));
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(PetscDiagComposeObject((PetscObject)*F, kHooksName, h));
   PetscFunctionReturn(0);
 }
 

@@ -33,20 +33,11 @@ struct NativeFactor {
   std::vector<Index>  a_offsets; /* the diagonals of A the symbolic phase saw */
 };
 
-PetscErrorCode NativeDestroy(void *ctx)
-{
-  delete (NativeFactor *)ctx;
-  return 0;
-}
-
 PetscErrorCode GetNative(Mat F, NativeFactor **nf)
 {
-  PetscContainer c;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, kNativeName, (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: factor on the diagonals not set up (MatILUFactorSymbolic/MatICCFactorSymbolic first)");
-  PetscCall(PetscContainerGetPointer(c, (void **)nf));
+  PetscCall(PetscDiagQueryObject((PetscObject)F, kNativeName, nf));
+  PetscCheck(*nf, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: factor on the diagonals not set up (MatILUFactorSymbolic/MatICCFactorSymbolic first)");
   PetscFunctionReturn(0);
 }
 
@@ -243,9 +234,8 @@ PetscErrorCode MatDiagFactorNativeApplies_Private(Mat F, Mat A, const char *pack
 /* Takes over the factor F for a factorization on A's diagonals. */
 PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat F, Mat A, MatFactorType ftype, const MatFactorInfo *info)
 {
-  NativeFactor  *nf;
-  const Hm      *hm;
-  PetscContainer container;
+  NativeFactor *nf;
+  const Hm     *hm;
 
   PetscFunctionBegin;
   (void)info;
@@ -264,11 +254,7 @@ PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat F, Mat A, MatFactorType f
     }
     PetscCall(ierr);
   }
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
-  PetscCall(PetscContainerSetPointer(container, nf));
-  PetscCall(PetscContainerSetUserDestroy(container, NativeDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)F, kNativeName, (PetscObject)container));
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(PetscDiagComposeObject((PetscObject)F, kNativeName, nf));
   PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals: %" PetscInt_FMT " diagonals\n", ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", (PetscInt)nf->F.ndiag()));
   struct _MatOps *ops = F->ops;
   if (ftype == MAT_FACTOR_ILU) ops->lufactornumeric = Numeric_Native;

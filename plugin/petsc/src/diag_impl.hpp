@@ -16,6 +16,7 @@
 #include "pdiag/stencil.hpp"
 
 #include <map>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -129,6 +130,10 @@ struct Mat_Diag {
   /* an HM copy of CDM storage for the kernels that work on HM (SOR, factors), kept until A changes */
   Hm               hm_of_cdm;
   PetscObjectState hm_of_cdm_state = -1;
+
+  /* the stencil of the DMDA the matrix came from (null: none), built at first use */
+  std::shared_ptr<const pdiag::GridStencilPattern> grid_pattern;
+  PetscBool                                        grid_checked = PETSC_FALSE;
 
   /* MatStoreValues / MatRetrieveValues */
   std::vector<PetscScalar> stored_values;
@@ -335,6 +340,7 @@ PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompact_Private(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagIsScattered_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSetCompanionOps_Private(Mat);
 
@@ -354,6 +360,10 @@ PETSC_INTERN PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat, Mat, MatFac
 /* diag_create.cpp: the stencil of the DMDA a matrix came from */
 PETSC_INTERN PetscErrorCode MatDiagGridStencil_Private(Mat, PetscBool *, pdiag::GridStencil *);
 PETSC_INTERN PetscErrorCode MatDiagGridOffsets_Private(Mat, const pdiag::GridStencil &, std::vector<Index> *);
+PETSC_INTERN PetscErrorCode MatDiagGridPattern_Private(Mat, const pdiag::GridStencilPattern **);
+
+/* diag_product_companion.cpp */
+PETSC_INTERN PetscErrorCode MatDiagProductViaCompanion_Private(Mat, const char *);
 
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

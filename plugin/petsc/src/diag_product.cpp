@@ -602,66 +602,83 @@ PetscErrorCode MatProductSymbolic_Diag(Mat C)
   PetscFunctionReturn(0);
 }
 
-/* The algorithm: "default" becomes "diag"; -mat_product_algorithm (and,
-   through MatMatMult() and friends, their -mat..._via option) may name it. */
-PetscErrorCode ProductSetAlgorithm(Mat C)
+/* The option naming the algorithm of a product made through MatMatMult()
+   and friends (-matmatmult_via, ...), or NULL. */
+const char *ViaOption(const Mat_Product *product)
+{
+  if (!product->api_user) return NULL;
+  switch (product->type) {
+  case MATPRODUCT_AB:
+    return "-matmatmult_via";
+  case MATPRODUCT_AtB:
+    return "-mattransposematmult_via";
+  case MATPRODUCT_ABt:
+    return "-matmattransposemult_via";
+  case MATPRODUCT_PtAP:
+    return "-matptap_via";
+  case MATPRODUCT_RARt:
+    return "-matrart_via";
+  case MATPRODUCT_ABC:
+    return "-matmatmatmult_via";
+  default:
+    return NULL;
+  }
+}
+
+/* Algorithms PETSc's aij products know (any product type): a product of
+   diag matrices asked to use one of these runs as aij's. */
+const char *const kAijAlgorithms[] = {"sorted", "scalable", "scalable_fast", "heap", "btheap", "llcondensed", "rowmerge", "nonscalable", "allatonce", "allatonce_merged", "hypre", "backend", "seqmpi", "at*b", "outerproduct", "rap", "r*art", "color", "coloring_rart", "cusparse", "kokkos"};
+
+/* The algorithm diag runs, or -1 when the product or the options name one
+   only aij has (the product then runs as aij's). "default" is "diag";
+   -mat_product_algorithm (and, through MatMatMult() and friends, their
+   -mat..._via option) may name one. A name neither knows is an error. */
+PetscErrorCode ProductAlgorithm(Mat C, PetscInt *alg)
 {
   Mat_Product *product = C->product;
-  PetscBool    isdefault, flg;
-  PetscInt     alg = -1;
+  auto         lookup  = [C](const char *name, PetscInt *index) -> PetscErrorCode {
+    PetscBool same;
+    *index = -2;
+    PetscCall(PetscStrcmp(name, MATPRODUCTALGORITHMDEFAULT, &same));
+    if (same) *index = 0;
+    for (PetscInt i = 0; i < kNumAlgorithms && *index < -1; i++) {
+      PetscCall(PetscStrcmp(name, kAlgorithms[i], &same));
+      if (same) *index = i;
+    }
+    for (const char *aij : kAijAlgorithms) {
+      if (*index > -2) break;
+      PetscCall(PetscStrcmp(name, aij, &same));
+      if (same) *index = -1;
+    }
+    PetscCheck(*index > -2, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for Mat type diag (diag, diag_atomic, diag_tiled) nor for aij", name);
+    return 0;
+  };
 
   PetscFunctionBegin;
-  PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &isdefault));
-  if (isdefault) alg = 0;
-  for (PetscInt i = 0; i < kNumAlgorithms && alg < 0; i++) {
-    PetscBool same;
-    PetscCall(PetscStrcmp(product->alg, kAlgorithms[i], &same));
-    if (same) alg = i;
+  PetscCall(lookup(product->alg, alg));
+  for (const char *option : {"-mat_product_algorithm", ViaOption(product)}) {
+    char      name[256];
+    PetscBool set;
+    if (!option || *alg < 0) continue;
+    PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, name, sizeof(name), &set));
+    if (set) PetscCall(lookup(name, alg));
   }
-  PetscCheck(alg >= 0, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for Mat type diag; available: diag, diag_atomic, diag_tiled", product->alg);
-  PetscObjectOptionsBegin((PetscObject)C);
-  PetscCall(PetscOptionsEList("-mat_product_algorithm", "Algorithmic approach", "MatProductSetAlgorithm", kAlgorithms, kNumAlgorithms, kAlgorithms[alg], &alg, &flg));
-  if (product->api_user) {
-    const char *via = NULL;
-    switch (product->type) {
-    case MATPRODUCT_AB:
-      via = "-matmatmult_via";
-      break;
-    case MATPRODUCT_AtB:
-      via = "-mattransposematmult_via";
-      break;
-    case MATPRODUCT_ABt:
-      via = "-matmattransposemult_via";
-      break;
-    case MATPRODUCT_PtAP:
-      via = "-matptap_via";
-      break;
-    case MATPRODUCT_RARt:
-      via = "-matrart_via";
-      break;
-    case MATPRODUCT_ABC:
-      via = "-matmatmatmult_via";
-      break;
-    default:
-      break;
-    }
-    if (via) PetscCall(PetscOptionsEList(via, "Algorithmic approach", "MatProductSetAlgorithm", kAlgorithms, kNumAlgorithms, kAlgorithms[alg], &alg, &flg));
-  }
-  PetscOptionsEnd();
-  PetscCall(MatProductSetAlgorithm(C, kAlgorithms[alg]));
   PetscFunctionReturn(0);
 }
 
 /* PETSc calls this through ops->productsetfromoptions when every operand
    is diag, and through the composed "MatProductSetFromOptions_anytype_C"
-   when only some are (diag x dense, diag with aij). What it cannot do it
-   leaves to another operand's anytype function, or to PETSc's fallbacks. */
+   when only some are (diag x dense, diag with aij). Diag computes products
+   of diag and dense operands and of diag with aij operands that have few,
+   full diagonals (converted to diag); the others run as aij's on the diag
+   operands' aij copies (diag_product_companion.cpp). */
 PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
 {
   Mat_Product *product = C->product;
   Mat          in[3];
   Kind         kind[3] = {Kind::Other, Kind::Other, Kind::Other};
-  bool         any_diag = false, all_sparse = true;
+  bool         any_diag = false, all_sparse = true, any_dense = false;
+  PetscInt     alg;
 
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
@@ -673,10 +690,31 @@ PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
     if (!in[i]) continue;
     PetscCall(KindOf(in[i], &kind[i]));
     any_diag   = any_diag || kind[i] == Kind::Diag;
+    any_dense  = any_dense || kind[i] == Kind::Dense;
     all_sparse = all_sparse && (kind[i] == Kind::Diag || kind[i] == Kind::Aij);
   }
   const bool dense_ab = product->type == MATPRODUCT_AB && kind[0] == Kind::Diag && kind[1] == Kind::Dense;
-  const bool sparse   = any_diag && all_sparse;
+  bool       sparse   = any_diag && all_sparse;
+  PetscCall(ProductAlgorithm(C, &alg));
+  if (sparse) {
+    const char *why = NULL;
+    if (alg < 0) why = "the algorithm asked for is aij's";
+    for (int i = 0; i < 3 && !why; i++) {
+      PetscBool compact;
+      if (!in[i]) continue;
+      if (kind[i] == Kind::Aij) {
+        PetscCall(MatDiagAIJIsCompact_Private(in[i], &compact));
+        if (!compact) why = "an aij operand's diagonals are too many or too sparse to store by diagonals";
+      } else {
+        PetscCall(MatDiagIsScattered_Private(in[i], &compact));
+        if (compact) why = "a diag operand holds many diagonals that are mostly zeros (e.g. an algebraic multigrid prolongator)";
+      }
+    }
+    if (why) {
+      PetscCall(MatDiagProductViaCompanion_Private(C, why));
+      PetscFunctionReturn(0);
+    }
+  }
   if (!dense_ab && !sparse) {
     for (int i = 1; i < 3; i++) {
       PetscErrorCode (*f)(Mat) = NULL;
@@ -687,9 +725,12 @@ PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
         break;
       }
     }
+    /* left to PETSc's own fallbacks when an operand is dense (MatMult per column) */
+    if (!C->ops->productsymbolic && any_diag && !any_dense) PetscCall(MatDiagProductViaCompanion_Private(C, "an operand is of a type diag does not multiply"));
     PetscFunctionReturn(0);
   }
-  PetscCall(ProductSetAlgorithm(C));
+  PetscCheck(alg >= 0, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct algorithm \"%s\" is not available for a diag matrix times a dense one; available: diag, diag_atomic, diag_tiled", product->alg);
+  PetscCall(MatProductSetAlgorithm(C, kAlgorithms[alg]));
   C->ops->productsymbolic = dense_ab ? MatProductSymbolic_DiagDense : MatProductSymbolic_Diag;
   PetscFunctionReturn(0);
 }

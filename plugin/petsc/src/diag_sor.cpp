@@ -47,7 +47,7 @@ PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm)
   PetscBool same = (B->assembled && b->scheme == pdiag::Scheme::HM && b->staged.empty() && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets) ? PETSC_TRUE : PETSC_FALSE, all_same;
 
   PetscFunctionBegin;
-  PetscCall(MPIU_Allreduce(&same, &all_same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B)));
+  PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B)));
   if (all_same) {
     PetscCall(MatDiagHostValuesEnsure_Private(b));
     b->hm.val = std::move(hm.val);

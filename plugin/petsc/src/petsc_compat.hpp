@@ -5,6 +5,7 @@
 // so it needs only PETSc's public headers.
 #pragma once
 
+#include <petscmat.h>
 #include <petscoptions.h>
 #include <petscsys.h>
 #include <petscversion.h>
@@ -101,4 +102,78 @@ static PetscErrorCode MatProductDataDestroy_Compat(void *arg)
   *data = NULL;
   return DestroyData(d);
 #endif
+}
+
+/* MatCreateGraph(): 3.18 takes (A, sym, scale, filter, graph); later
+   releases add the components to keep (num_idx, index[]) before graph, and
+   the MatOps entry changed with it. MatCreateGraph_Compat takes the new
+   form and calls whichever this PETSc has (num_idx 0 = the old behaviour). */
+template <class Fn>
+static inline PetscErrorCode MatCreateGraph_Call_(Fn fn, Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+{
+  if constexpr (std::is_invocable_v<Fn, Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt *, Mat *>) return fn(A, sym, scale, filter, num_idx, index, graph);
+  else {
+    (void)num_idx;
+    (void)index;
+    return fn(A, sym, scale, filter, graph);
+  }
+}
+static inline PetscErrorCode MatCreateGraph_Compat(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+{
+  return MatCreateGraph_Call_(&MatCreateGraph, A, sym, scale, filter, num_idx, index, graph);
+}
+
+/* A MatOps creategraph entry of the form this PETSc declares, from one
+   implementation F taking the new form: MatCreateGraphOp_Compat<decltype(ops->creategraph), F>::call. */
+template <class Op, PetscErrorCode (*F)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *)>
+struct MatCreateGraphOp_Compat;
+template <PetscErrorCode (*F)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *)>
+struct MatCreateGraphOp_Compat<PetscErrorCode (*)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *), F> {
+  static PetscErrorCode call(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph) { return F(A, sym, scale, filter, num_idx, index, graph); }
+};
+template <PetscErrorCode (*F)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *)>
+struct MatCreateGraphOp_Compat<PetscErrorCode (*)(Mat, PetscBool, PetscBool, PetscReal, Mat *), F> {
+  static PetscErrorCode call(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph) { return F(A, sym, scale, filter, 0, NULL, graph); }
+};
+
+/* A C++ object kept with a PETSc object (a PetscContainer composed under
+   `name`), deleted with it. The container's destroy callback takes the
+   context in 3.18 and its address since 3.23 (PetscContainerSetCtxDestroy). */
+template <class T>
+static inline PetscErrorCode PetscDiagComposeObject(PetscObject obj, const char *name, T *ptr)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, ptr));
+#if PETSC_VERSION_LT(3, 23, 0)
+  PetscCall(PetscContainerSetUserDestroy(c, [](void *p) -> PetscErrorCode {
+    delete (T *)p;
+    return 0;
+  }));
+#else
+  PetscCall(PetscContainerSetCtxDestroy(c, [](void *pp) -> PetscErrorCode { /* pp: the address of the context (PetscCtxRt) */
+    void **p = (void **)pp;
+    delete (T *)*p;
+    *p = NULL;
+    return 0;
+  }));
+#endif
+  PetscCall(PetscObjectCompose(obj, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+/* The object PetscDiagComposeObject kept under `name`, or NULL. */
+template <class T>
+static inline PetscErrorCode PetscDiagQueryObject(PetscObject obj, const char *name, T **ptr)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  *ptr = NULL;
+  PetscCall(PetscObjectQuery(obj, name, (PetscObject *)&c));
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)ptr));
+  PetscFunctionReturn(0);
 }
