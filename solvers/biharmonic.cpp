@@ -112,7 +112,7 @@ int main(int argc, char **argv)
   PetscCall(PetscTime(&t3));
 
   solvers::SolveStats st;
-  PetscCall(solvers::Solve(B, b, x, KSPCG, 1e-10, 0, &st));
+  PetscCall(solvers::Solve(B, b, x, KSPCG, 1e-10, 0, &st, nullptr, da)); /* B = L L comes from a product: the grid for -pc_type mg is the DMDA's */
   PetscCall(solvers::GridSpacing(da, &h));
   PetscCall(solvers::ErrorNorms(x, exact, dim, h, &errmax, &errl2));
 

@@ -112,11 +112,50 @@ struct SolveStats {
 
 PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rnorm);
 
+/* Gives the KSP the DMDA A was created from (not to compute the operator:
+   the program assembles it), so that geometric multigrid finds its grid
+   hierarchy: -pc_type mg -pc_mg_levels N interpolates with the DMDA's
+   interpolation. Without a rediscretization callback on the DMDA
+   (DMKSPSetComputeOperators) the coarse operators are Galerkin's, set after
+   KSPSetFromOptions by GalerkinUnlessRediscretized. */
+inline PetscErrorCode AttachGrid(KSP ksp, Mat A, DM dm = nullptr)
+{
+  PetscFunctionBeginUser;
+  if (!dm) PetscCall(MatGetDM(A, &dm));
+  if (!dm) PetscFunctionReturn(0);
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/* PCMG on a DMDA that cannot rediscretize: Galerkin coarse operators,
+   unless -pc_mg_galerkin says otherwise. Call after KSPSetFromOptions. */
+inline PetscErrorCode GalerkinUnlessRediscretized(KSP ksp)
+{
+  PC          pc;
+  DM          dm;
+  PetscBool   mg, set;
+  const char *prefix;
+  PetscErrorCode (*compute)(KSP, Mat, Mat, void *) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &mg));
+  PetscCall(KSPGetDM(ksp, &dm));
+  if (!mg || !dm) PetscFunctionReturn(0);
+  PetscCall(DMKSPGetComputeOperators(dm, &compute, NULL));
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_mg_galerkin", &set));
+  if (!compute && !set) PetscCall(PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH));
+  PetscFunctionReturn(0);
+}
+
 /* Solves A x = b with a KSP of the given default type (GMRES restart
    `restart` when > 0), Jacobi preconditioning and relative tolerance rtol,
    all overridable from the options database (with `prefix`, if given, for
-   a second solver in one program); times set-up and solve. */
-inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, PetscInt restart, SolveStats *s, const char *prefix = nullptr)
+   a second solver in one program); times set-up and solve. `grid`: the
+   DMDA for -pc_type mg when A does not know it (AttachGrid). */
+inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, PetscInt restart, SolveStats *s, const char *prefix = nullptr, DM grid = nullptr)
 {
   KSP            ksp;
   PC             pc;
@@ -128,12 +167,14 @@ inline PetscErrorCode Solve(Mat A, Vec b, Vec x, KSPType type, PetscReal rtol, P
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   if (prefix) PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(AttachGrid(ksp, A, grid));
   PetscCall(KSPSetType(ksp, type));
   PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
   if (restart > 0) PetscCall(KSPGMRESSetRestart(ksp, restart));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(GalerkinUnlessRediscretized(ksp));
   PetscCall(KSPSetUp(ksp));
   PetscCall(PetscTime(&t1));
   PetscCall(KSPSolve(ksp, b, x));

@@ -222,6 +222,7 @@ int main(int argc, char **argv)
     PetscCall(PCSetType(pc, PCJACOBI));
   }
   PetscCall(TSSetFromOptions(ts));
+  PetscCall(solvers::GalerkinUnlessRediscretized(ksp)); /* -pc_type mg: the DMDA gives the grids, the operators are Galerkin's */
   PetscCall(Solution(da, 0.0, true, u));
   PetscCall(TSSetUp(ts));
   PetscCall(PetscTime(&t2));

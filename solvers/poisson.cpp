@@ -5,7 +5,8 @@ static const char help[] = "Poisson's equation -lap u = f on the unit square or 
                            "Options:\n"
                            "  -dim <2,3>            dimension (default 3)\n"
                            "  -da_grid_x <n> ...    grid points per direction (default 65), -da_refine <k> refines\n"
-                           "  -ksp_type, -pc_type   the solver (default cg + jacobi)\n\n";
+                           "  -ksp_type, -pc_type   the solver (default cg + jacobi); -pc_type mg -pc_mg_levels <n>\n"
+                           "                        rediscretizes on the DMDA's coarser grids (-pc_mg_galerkin: Galerkin)\n\n";
 
 /* The README's main job. The boundary values are moved to the right-hand
    side so that the operator stays symmetric (CG applies): boundary rows are
@@ -47,12 +48,13 @@ inline bool OnBoundary(const DMDALocalInfo &info, PetscInt i, PetscInt j, PetscI
   return i == 0 || j == 0 || i == info.mx - 1 || j == info.my - 1 || (info.dim == 3 && (k == 0 || k == info.mz - 1));
 }
 
-/* The operator scaled by h^2, point by point with MatSetValuesStencil, the
-   right-hand side, and the exact solution on the grid. */
-PetscErrorCode Assemble(DM da, Mat A, Vec b, Vec exact)
+/* The operator scaled by h^2 times `scale`, point by point with
+   MatSetValuesStencil and, given b and exact, the right-hand side and the
+   exact solution on the grid. */
+PetscErrorCode Assemble(DM da, Mat A, Vec b, Vec exact, PetscReal scale = 1.0)
 {
   DMDALocalInfo info;
-  PetscScalar  *ba, *ea;
+  PetscScalar  *ba = NULL, *ea = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetLocalInfo(da, &info));
@@ -60,8 +62,8 @@ PetscErrorCode Assemble(DM da, Mat A, Vec b, Vec exact)
   const PetscReal h   = 1.0 / (info.mx - 1);
   const PetscInt  zs = dim == 3 ? info.zs : 0, zm = dim == 3 ? info.zm : 1;
   const PetscInt  di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
-  PetscCall(VecGetArray(b, &ba));
-  PetscCall(VecGetArray(exact, &ea));
+  if (b) PetscCall(VecGetArray(b, &ba));
+  if (exact) PetscCall(VecGetArray(exact, &ea));
   for (PetscInt k = zs; k < zs + zm; k++)
     for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
       for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
@@ -70,29 +72,49 @@ PetscErrorCode Assemble(DM da, Mat A, Vec b, Vec exact)
         PetscInt    n   = 0;
         PetscScalar rhs = 0;
         col[n] = row;
-        ea[Local(info, i, j, k)] = Exact(dim, i * h, j * h, k * h);
+        if (ea) ea[Local(info, i, j, k)] = Exact(dim, i * h, j * h, k * h);
         if (OnBoundary(info, i, j, k)) {
-          v[n++] = 1.0;
+          v[n++] = scale;
           rhs    = Exact(dim, i * h, j * h, k * h);
         } else {
-          v[n++] = 2.0 * dim;
+          v[n++] = 2.0 * dim * scale;
           rhs    = h * h * Source(dim, i * h, j * h, k * h);
           for (PetscInt q = 0; q < 2 * dim; q++) {
             const PetscInt ii = i + di[q], jj = j + dj[q], kk = k + dk[q];
             if (OnBoundary(info, ii, jj, kk)) rhs += Exact(dim, ii * h, jj * h, kk * h); /* a known value moves to the right */
             else {
               col[n] = {kk, jj, ii, 0};
-              v[n++] = -1.0;
+              v[n++] = -scale;
             }
           }
         }
         PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
-        ba[Local(info, i, j, k)] = rhs;
+        if (ba) ba[Local(info, i, j, k)] = rhs;
       }
-  PetscCall(VecRestoreArray(b, &ba));
-  PetscCall(VecRestoreArray(exact, &ea));
+  if (b) PetscCall(VecRestoreArray(b, &ba));
+  if (exact) PetscCall(VecRestoreArray(exact, &ea));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The operator on a coarser grid of the hierarchy (PCMG without
+   -pc_mg_galerkin rediscretizes). Scaled by (H/h)^(dim-2) so that it matches
+   the Galerkin operator P^T A P of PETSc's DMDA interpolation: the fine rows
+   are scaled by h^2, a volume-weighted operator by h^dim. */
+PetscErrorCode ComputeCoarseOperator(KSP ksp, Mat J, Mat jac, void *ctx)
+{
+  DM             da;
+  DMDALocalInfo  info;
+  const PetscInt fine_points = *(const PetscInt *)ctx;
+
+  PetscFunctionBeginUser;
+  (void)J;
+  PetscCall(KSPGetDM(ksp, &da));
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  const PetscReal ratio = (PetscReal)(fine_points - 1) / (PetscReal)(info.mx - 1);
+  PetscCall(MatZeroEntries(jac));
+  PetscCall(Assemble(da, jac, NULL, NULL, PetscPowReal(ratio, (PetscReal)(info.dim - 2))));
   PetscFunctionReturn(0);
 }
 
@@ -132,6 +154,11 @@ int main(int argc, char **argv)
 
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
+  /* for -pc_type mg: the grid hierarchy, and the operator on its coarser
+     grids (the fine one is A, assembled above) */
+  PetscCall(DMKSPSetComputeOperators(da, ComputeCoarseOperator, &M));
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   {
