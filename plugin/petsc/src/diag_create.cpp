@@ -603,6 +603,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
   PetscCall(MatDiagRegisterSolverTypes_Private());
+  PetscCall(MatDiagRegisterPCs_Private());
 #if defined(PDIAG_PETSC_CUDA)
   PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
   PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));

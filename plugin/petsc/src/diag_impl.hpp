@@ -353,6 +353,9 @@ PETSC_INTERN PetscErrorCode MatSOR_Diag(Mat, Vec, PetscReal, MatSORType, PetscRe
 /* diag_factor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);
 
+/* diag_pc.cpp: the PCs that accept only aij operators */
+PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
+
 /* diag_factor_native.cpp: ILU(0)/ICC(0) on the diagonals */
 PETSC_INTERN PetscErrorCode MatDiagFactorNativeApplies_Private(Mat, Mat, const char *, MatFactorType, IS, IS, const MatFactorInfo *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat, Mat, MatFactorType, const MatFactorInfo *);
