@@ -112,6 +112,21 @@ Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
   return C;
 }
 
+/// keep(i, j, v) for every stored entry of A, in storage order (1 or 0).
+template <class T, class Keep>
+std::vector<unsigned char> hm_entry_mask(const HmMatrix<T>& A, Keep&& keep) {
+  const Layout& L = A.layout;
+  std::vector<unsigned char> mask(static_cast<std::size_t>(A.nstored()), 0);
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) {
+      const std::size_t p = static_cast<std::size_t>(A.start[k] + i - L.lo(d));
+      mask[p] = keep(i, i + d, A.val[p]) ? 1 : 0;
+    }
+  }
+  return mask;
+}
+
 template <class T>
 Csr<T> hm_to_csr(const HmMatrix<T>& A, bool keep_zeros = true) {
   const Layout& L = A.layout;

@@ -133,10 +133,13 @@ HmMatrix<T> hm_ilu0_storage(const HmView<const T>& A, HmFactorPlan* plan) {
   return HmMatrix<T>(A.layout, plan->offsets);
 }
 
-/// ILU(0) of A into F (from hm_ilu0_storage). Returns false if the pivot
-/// policy stopped it (F then holds a partial factor).
+/// ILU(0) of A into F (from hm_ilu0_storage). `pattern` (over F's stored
+/// entries; null: all of them) restricts the factor to the entries it
+/// marks, as a compressed-row ILU(0) restricted to its stored entries:
+/// updates of unmarked entries are dropped (the matrix must be zero there).
+/// Returns false if the pivot policy stopped it (F then holds a partial factor).
 template <class T, class Pivot>
-bool hm_ilu0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot) {
+bool hm_ilu0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot, const unsigned char* pattern = nullptr) {
   const Index n = A.layout.nrows;
   const auto f = F.view();
   auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
@@ -155,7 +158,7 @@ bool hm_ilu0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatr
         pc = multiplier;
         for (std::size_t q = 0; q < P.upper.size(); ++q) {
           const Index r = P.target_of(p, q);
-          if (r < 0 || row + F.offsets[P.upper[q]] >= n) continue;
+          if (r < 0 || row + F.offsets[P.upper[q]] >= n || (pattern && !pattern[f.pos(r, i)])) continue;
           at(r, i) -= multiplier * at(P.upper[q], row);
         }
       }
@@ -187,9 +190,10 @@ HmMatrix<T> hm_icc0_storage(const HmView<const T>& A, HmFactorPlan* plan) {
   return HmMatrix<T>(A.layout, plan->offsets);
 }
 
-/// ICC(0) of the upper triangle of A into F (from hm_icc0_storage).
+/// ICC(0) of the upper triangle of A into F (from hm_icc0_storage);
+/// `pattern` as for hm_ilu0.
 template <class T, class Pivot>
-bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot) {
+bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatrix<T>& F, Pivot& pivot, const unsigned char* pattern = nullptr) {
   const Index n = A.layout.nrows;
   const auto f = F.view();
   auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
@@ -210,7 +214,7 @@ bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatr
         w = uikdi;
         for (std::size_t b = a + 1; b < nu; ++b) {  // (i, j), j = i + e2 > k, into (k, j)
           const Index r = P.upper_target_of(a, b);
-          if (r < 0 || i + F.offsets[P.upper[b]] >= n) continue;
+          if (r < 0 || i + F.offsets[P.upper[b]] >= n || (pattern && !pattern[f.pos(r, k)])) continue;
           at(r, k) += uikdi * at(P.upper[b], i);
         }
       }
@@ -227,6 +231,26 @@ bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatr
     }
     if (!restart && !pivot.again()) return true;
   }
+}
+
+/// A pattern over F's stored entries from one over A's (a_mask, null: all
+/// of A's entries): F's diagonals that A stores take A's marks, the main
+/// diagonal (which F may add) is always marked.
+template <class T>
+std::vector<unsigned char> hm_factor_pattern(const HmMatrix<T>& F, const HmView<const nodeduce_t<T>>& A, const unsigned char* a_mask) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(F.nstored()), 1);
+  if (!a_mask) return out;
+  for (Index k = 0; k < F.ndiag(); ++k) {
+    const Index d = F.offsets[k];
+    if (d == 0) continue;
+    Index ka = -1;
+    for (Index q = 0; q < A.ndiag; ++q)
+      if (A.offsets[q] == d) ka = q;
+    if (ka < 0) continue;
+    const Index len = F.layout.length(d);
+    std::copy(a_mask + A.start[ka], a_mask + A.start[ka] + len, out.begin() + F.start[k]);
+  }
+  return out;
 }
 
 /// Solves L U x = b with an ILU(0) factor (x may alias b).

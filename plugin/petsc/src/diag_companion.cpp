@@ -29,38 +29,74 @@
 
 #include <memory>
 
-/* The CSR of A's local rows (global columns) an aij matrix of the same
-   operator holds (see above): the main diagonal of a square matrix, every
-   nonzero and, for a
-   DMDA's matrix, the stencil's couplings; with `previous` (the pattern of
-   an aij copy of the same structure), its entries too, so that an entry
-   that became zero stays, as it stays in aij. */
-static PetscErrorCode MatDiagLocalCSR(Mat A, const std::vector<Index> *prev_rowptr, const std::vector<Index> *prev_colidx, pdiag::Csr<PetscScalar> *csr)
-{
-  Mat_Diag                       *a = (Mat_Diag *)A->data;
-  const pdiag::GridStencilPattern *stencil;
-  Hm                               from_cdm;
+/* Which stored entries of A an aij matrix of the same operator holds (see
+   above): the main diagonal of a square matrix, every nonzero, for a DMDA's
+   matrix the stencil's couplings, and with `previous` (the pattern of an
+   aij copy of the same structure) its entries too, so that an entry that
+   became zero stays, as it stays in aij. */
+struct AijEntries {
+  const pdiag::GridStencilPattern *stencil = nullptr;
+  bool                             square  = false;
+  const std::vector<Index>        *prev_rowptr = nullptr, *prev_colidx = nullptr;
+  Index                            r0 = 0;
 
-  PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
-  PetscCall(MatDiagGridPattern_Private(A, &stencil));
-  if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-  const Hm   &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
-  const Index r0 = A->rmap->rstart;
-  auto        in_previous = [&](Index i, Index j) {
+  bool operator()(Index i, Index j, PetscScalar v) const
+  {
+    if ((square && i == j) || v != 0.0 || (stencil && stencil->contains(i, j))) return true;
     if (!prev_rowptr) return false;
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
     return std::binary_search(first, last, j);
-  };
-  const bool square = A->rmap->N == A->cmap->N; /* an operator's diagonal is an entry even when zero */
-  DiagCallKernel(*csr = pdiag::hm_to_csr_if(hm, [&](Index i, Index j, PetscScalar v) { return (square && i == j) || v != 0.0 || (stencil && stencil->contains(i, j)) || in_previous(i, j); }));
+  }
+};
+
+/* The rule for A; `sticky`: with the pattern of A's aij copy, if it has A's structure. */
+static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGridPattern_Private(A, &rule->stencil));
+  rule->square = A->rmap->N == A->cmap->N;
+  rule->r0     = A->rmap->rstart;
+  if (sticky && a->companion && a->companion_nzstate == A->nonzerostate) {
+    rule->prev_rowptr = &a->companion_rowptr;
+    rule->prev_colidx = &a->companion_colidx;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The entries aij would hold as CSR of the local rows (global columns). */
+static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar> *csr)
+{
+  Mat_Diag  *a = (Mat_Diag *)A->data;
+  AijEntries rule;
+  Hm         from_cdm;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagAijEntries(A, sticky, &rule));
+  if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+  const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
+  DiagCallKernel(*csr = pdiag::hm_to_csr_if(hm, rule));
+  PetscFunctionReturn(0);
+}
+
+/* A mask over the stored entries of hm (A's HM storage): 1 where aij would
+   hold an entry (the factorizations on the diagonals keep aij's pattern). */
+PetscErrorCode MatDiagAijEntriesMask_Private(Mat A, const Hm &hm, std::vector<unsigned char> *mask)
+{
+  AijEntries rule;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAijEntries(A, true, &rule));
+  DiagCallKernel(*mask = pdiag::hm_entry_mask(hm, rule));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
 {
   PetscFunctionBegin;
-  PetscCall(MatDiagLocalCSR(A, NULL, NULL, csr));
+  PetscCall(MatDiagLocalCSR(A, false, csr));
   PetscFunctionReturn(0);
 }
 
@@ -134,7 +170,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscFunctionReturn(0);
   }
   const bool same_structure = a->companion && a->companion_nzstate == A->nonzerostate;
-  PetscCall(MatDiagLocalCSR(A, same_structure ? &a->companion_rowptr : NULL, same_structure ? &a->companion_colidx : NULL, &csr));
+  PetscCall(MatDiagLocalCSR(A, true, &csr));
   PetscBool same = (same_structure && csr.rowptr == a->companion_rowptr && csr.colidx == a->companion_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
@@ -493,6 +529,19 @@ PetscErrorCode MatGetMultiProcBlock_Diag(Mat A, MPI_Comm subcomm, MatReuse scall
   PetscFunctionReturn(0);
 }
 
+/* The parallel matrix whose rows are the processes' sequential matrices
+   stacked (PCTelescope, PCRedundant): aij's on the companions. */
+PetscErrorCode MatCreateMPIMatConcatenateSeqMat_Diag(MPI_Comm comm, Mat seqmat, PetscInt n, MatReuse reuse, Mat *mpimat)
+{
+  Mat C, M;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(seqmat, "MatCreateMPIMatConcatenateSeqMat (telescope, redundant)", &C));
+  PetscCall(MatCreateMPIMatConcatenateSeqMat(comm, C, n, MAT_INITIAL_MATRIX, &M));
+  PetscCall(MatDiagFromAIJReuse_Private(M, MpiTypeOf(seqmat), reuse, mpimat));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatPermute_Diag(Mat A, IS rowp, IS colp, Mat *B)
 {
   Mat C, P;
@@ -600,5 +649,6 @@ PetscErrorCode MatDiagSetCompanionOps_Private(Mat A)
   ops->createsubmatricesmpi        = MatCreateSubMatricesMPI_Diag;
   ops->getmultiprocblock           = MatGetMultiProcBlock_Diag;
   ops->permute                     = MatPermute_Diag;
+  ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_Diag;
   PetscFunctionReturn(0);
 }

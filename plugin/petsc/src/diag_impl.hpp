@@ -335,6 +335,7 @@ PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
 
 /* diag_companion.cpp */
 PETSC_INTERN PetscErrorCode MatDiagLocalCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
+PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::vector<unsigned char> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
