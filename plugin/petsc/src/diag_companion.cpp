@@ -184,6 +184,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     const char *prefix;
     PetscCall(MatGetOptionsPrefix(A, &prefix));
     PetscCall(MatSetOptionsPrefix(a->companion, prefix));
+    if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
     PetscCallCXX(a->companion_rowptr = std::move(csr.rowptr));
     PetscCallCXX(a->companion_colidx = std::move(csr.colidx));
   }
@@ -529,6 +530,16 @@ PetscErrorCode MatGetMultiProcBlock_Diag(Mat A, MPI_Comm subcomm, MatReuse scall
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatGetSeqNonzeroStructure_Diag(Mat A, Mat *structure)
+{
+  Mat C;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, "MatGetSeqNonzeroStructure", &C));
+  PetscCall(MatGetSeqNonzeroStructure(C, structure));
+  PetscFunctionReturn(0);
+}
+
 /* The parallel matrix whose rows are the processes' sequential matrices
    stacked (PCTelescope, PCRedundant): aij's on the companions. */
 PetscErrorCode MatCreateMPIMatConcatenateSeqMat_Diag(MPI_Comm comm, Mat seqmat, PetscInt n, MatReuse reuse, Mat *mpimat)
@@ -650,5 +661,6 @@ PetscErrorCode MatDiagSetCompanionOps_Private(Mat A)
   ops->getmultiprocblock           = MatGetMultiProcBlock_Diag;
   ops->permute                     = MatPermute_Diag;
   ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_Diag;
+  ops->getseqnonzerostructure        = MatGetSeqNonzeroStructure_Diag;
   PetscFunctionReturn(0);
 }

@@ -198,8 +198,19 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
   FactorHooks *h;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
-  PetscCall(MatGetFactor(C, package, ftype, F));
+  if (A->assembled) PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
+  else { /* PCs may ask for the factor before the values are set: the package needs only the sizes now */
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &C));
+    PetscCall(MatSetSizes(C, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+    PetscCall(MatSetBlockSizesFromMats(C, A, A));
+    PetscCall(MatSetType(C, MATAIJ));
+    PetscCall(MatSetUp(C));
+  }
+  {
+    PetscErrorCode ierr = MatGetFactor(C, package, ftype, F);
+    if (!A->assembled) PetscCall(MatDestroy(&C));
+    PetscCall(ierr);
+  }
   PetscCallCXX(h = new FactorHooks());
   h->package = package;
   struct _MatOps *ops = (*F)->ops;

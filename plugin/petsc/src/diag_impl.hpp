@@ -354,7 +354,7 @@ PETSC_INTERN PetscErrorCode MatSOR_Diag(Mat, Vec, PetscReal, MatSORType, PetscRe
 /* diag_factor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);
 
-/* diag_pc.cpp: the PCs that accept only aij operators */
+/* diag_aij_only.cpp: the PCs and colorings that accept only aij matrices */
 PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
 
 /* diag_factor_native.cpp: ILU(0)/ICC(0) on the diagonals */

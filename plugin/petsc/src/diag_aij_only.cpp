@@ -1,16 +1,21 @@
-/* Preconditioners that accept only aij operators. A few of PETSc's PCs
-   check the type of their operator against aij by name instead of asking
-   for an operation: PCML ("ML can only handle AIJ matrices"), PCGAMG's
-   classical coarsening, PCTFS. With a diag operator they would stop where
-   aij works. For these the plugin wraps the PC's set-up: while it runs, the
-   PC sees the diag operator's aij companion (diag_companion.cpp, refreshed
-   with the diag matrix's values), then its own operators again. The PC's
-   hierarchy then holds the aij copy (ML and classical AMG build their
-   levels from it). PCGAMG with its default (aggregation) coarsening works on
-   the diag matrix itself and is not wrapped. -info reports each use. */
+/* PETSc components that accept only aij matrices. A few of PETSc's PCs
+   and colorings check the type of their matrix against aij by name instead
+   of asking for an operation: PCML ("ML can only handle AIJ matrices"),
+   PCGAMG's classical coarsening, PCTFS, and the MatColoring types (greedy:
+   "Matrix must be AIJ for greedy coloring"). With a diag matrix they would
+   stop where aij works. For these the plugin wraps the component's work
+   function: while it runs, the component sees the diag matrix's aij
+   companion (diag_companion.cpp, refreshed with the diag matrix's values),
+   then its own matrix again. A PC's hierarchy then holds the aij copy (ML
+   and classical AMG build their levels from it). PCGAMG with its default
+   (aggregation) coarsening works on the diag matrix itself and is not
+   wrapped. -info reports each use. */
 #include "diag_impl.hpp"
 
+#include <utility>
+
 #include <petsc/private/pcimpl.h>
+#include <petsc/private/matimpl.h>
 
 namespace {
 
@@ -104,15 +109,83 @@ PetscErrorCode Wrap()
   PetscFunctionReturn(0);
 }
 
+/* ---- colorings ------------------------------------------------------------ */
+
+struct AijOnlyColoring {
+  const char *type;
+  PetscErrorCode (*create)(MatColoring)             = nullptr;
+  PetscErrorCode (*apply)(MatColoring, ISColoring *) = nullptr;
+};
+
+AijOnlyColoring kColorings[] = {{"greedy"}, {"jp"}, {"power"}, {"natural"}, {"sl"}, {"lf"}, {"id"}};
+
+template <int I>
+PetscErrorCode ColoringApply_Wrapped(MatColoring mc, ISColoring *coloring)
+{
+  AijOnlyColoring &w   = kColorings[I];
+  Mat              mat = mc->mat, C;
+  PetscBool        diag;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(IsDiag(mat, &diag));
+  if (!diag) {
+    PetscCall((*w.apply)(mc, coloring));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagGetCompanion_Private(mat, "a MatColoring", &C));
+  mc->mat = C;
+  ierr    = (*w.apply)(mc, coloring);
+  mc->mat = mat;
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+template <int I>
+PetscErrorCode ColoringCreate_Wrapped(MatColoring mc)
+{
+  AijOnlyColoring &w = kColorings[I];
+
+  PetscFunctionBegin;
+  PetscCall((*w.create)(mc));
+  if (!w.apply) w.apply = mc->ops->apply;
+  mc->ops->apply = ColoringApply_Wrapped<I>;
+  PetscFunctionReturn(0);
+}
+
+template <int I>
+PetscErrorCode WrapColoring()
+{
+  AijOnlyColoring &w = kColorings[I];
+  PetscErrorCode (*create)(MatColoring) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(MatColoringList, w.type, &create));
+  if (!create || create == ColoringCreate_Wrapped<I>) PetscFunctionReturn(0);
+  w.create = create;
+  PetscCall(MatColoringRegister(w.type, ColoringCreate_Wrapped<I>));
+  PetscFunctionReturn(0);
+}
+
+template <std::size_t... I>
+PetscErrorCode WrapAll(std::index_sequence<I...>)
+{
+  PetscErrorCode ierr = 0;
+  ((ierr = ierr ? ierr : WrapColoring<(int)I>()), ...);
+  return ierr;
+}
+
 } // namespace
 
-/* Wraps the set-up of the aij-only PCs this PETSc has. */
+/* Wraps the aij-only PCs and colorings this PETSc has. */
 PetscErrorCode MatDiagRegisterPCs_Private(void)
 {
   PetscFunctionBegin;
   PetscCall(PCInitializePackage());
+  PetscCall(MatColoringRegisterAll());
   PetscCall(Wrap<0>());
   PetscCall(Wrap<1>());
   PetscCall(Wrap<2>());
+  PetscCall(WrapAll(std::make_index_sequence<sizeof(kColorings) / sizeof(kColorings[0])>{}));
   PetscFunctionReturn(0);
 }
