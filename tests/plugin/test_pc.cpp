@@ -25,6 +25,7 @@
 
 #include "matrix_market.hpp"
 #include "plugin_testing.hpp"
+#include "../../solvers/dm_inactive.hpp"
 
 static const char help[] = "PCs with aij and diag: same convergence.\n";
 
@@ -159,7 +160,7 @@ std::vector<Config> Configs()
     {"chebyshev jacobi", "-ksp_type chebyshev -pc_type jacobi -ksp_max_it 400", true},
     {"mg galerkin sor", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type sor"},
     {"mg galerkin jacobi", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type jacobi"},
-    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type lu -telescope_pc_factor_mat_solver_type mumps"},
+    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type bjacobi -telescope_sub_pc_type lu"},
   };
   for (Config &x : c) {
     if (x.name == "icc" || x.name == "cholesky" || x.name == "ilu rcm" || x.name == "lu nd" || x.name == "lu superlu" || x.name == "lu umfpack" || x.name == "lu klu" || x.name == "cholesky cholmod" || x.name == "eisenstat") x.seq_only = true;
@@ -203,7 +204,7 @@ PetscErrorCode MakeKSP(const Problem &p, Mat M, const Config &c, const char *pre
   PetscCall(KSPSetOperators(*ksp, M, M));
   if (p.da) {
     PetscCall(KSPSetDM(*ksp, p.da));
-    PetscCall(KSPSetDMActive(*ksp, PETSC_FALSE));
+    PetscCall(KSPSetDMInactive(*ksp));
   }
   PetscCall(KSPSetType(*ksp, p.spd ? KSPCG : KSPGMRES));
   PetscCall(KSPSetTolerances(*ksp, 1e-9, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
