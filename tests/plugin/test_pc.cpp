@@ -14,7 +14,8 @@
    Options of a configuration are given to both solvers under their own
    prefix (aij_ / diag_), so nothing else in the database differs.
    Arguments: [suitesparse folder]; -case <text> runs the configurations
-   and problems whose name contains the text. */
+   and problems whose name contains the text; -gpu compares aijcusparse
+   with diagcuda, vectors on the GPU (CUDA builds, on the device). */
 #include <petscdiag.h>
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -32,6 +33,12 @@ static const char help[] = "PCs with aij and diag: same convergence.\n";
 using namespace plugin_testing;
 
 namespace {
+
+/* -gpu: the matrix types with their values and vectors on the GPU */
+bool g_gpu = false;
+
+MatType AijType() { return g_gpu ? MATAIJCUSPARSE : MATAIJ; }
+MatType DiagType() { return g_gpu ? MATDIAGCUDA : MATDIAG; }
 
 struct Problem {
   std::string name;
@@ -85,9 +92,10 @@ PetscErrorCode StencilProblem(const std::string &name, bool convection, PetscInt
   p->spd  = !convection;
   if (convection) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &p->da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &p->da));
+  if (g_gpu) PetscCall(DMSetVecType(p->da, VECCUDA));
   PetscCall(DMSetUp(p->da));
   for (Mat *M : {&p->aij, &p->diag}) {
-    PetscCall(DMSetMatType(p->da, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(DMSetMatType(p->da, M == &p->aij ? AijType() : DiagType()));
     PetscCall(DMCreateMatrix(p->da, M));
     PetscCall(AssembleStencil(p->da, convection, *M));
   }
@@ -106,7 +114,7 @@ PetscErrorCode FileProblem(const std::string &path, const std::string &name, boo
   for (Mat *M : {&p->aij, &p->diag}) {
     PetscCall(MatCreate(PETSC_COMM_WORLD, M));
     PetscCall(MatSetSizes(*M, T.rend - T.rstart, PETSC_DECIDE, T.M, T.N));
-    PetscCall(MatSetType(*M, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(MatSetType(*M, M == &p->aij ? AijType() : DiagType()));
     PetscCall(MatSetUp(*M));
     for (std::size_t e = 0; e < T.i.size(); e++) PetscCall(MatSetValue(*M, T.i[e], T.j[e], T.v[e], ADD_VALUES));
     PetscCall(Assemble(*M));
@@ -315,10 +323,15 @@ int main(int argc, char **argv)
 
   PetscCall(Start(&argc, &argv, help));
   PetscCall(only.FromOptions());
+  {
+    PetscBool gpu = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+    g_gpu = gpu;
+  }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
   PetscCall(StencilProblem("convection-diffusion 2d 25^2", true, 25, &problems[1]));
-  if (argc > 1) { /* SuiteSparse matrices from the shared collection */
+  if (argc > 1 && argv[1][0] != '-') { /* SuiteSparse matrices from the shared collection */
     const std::pair<const char *, bool> files[] = {{"cdde1.mtx", false}, {"1138_bus.mtx", true}};
     for (const auto &f : files) {
       const std::string path = std::string(argv[1]) + "/" + f.first;
