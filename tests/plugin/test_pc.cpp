@@ -46,10 +46,11 @@ struct Problem {
   bool        from_file = false;             /* ill-conditioned: rounding moves long iteration counts */
   DM          da  = nullptr;           /* for the DMDA problems (multigrid) */
   Mat         aij = nullptr, diag = nullptr;
+  Mat         aij_host = nullptr;      /* -gpu: aij on the host, the reference where aijcusparse fails */
 };
 
-/* The 7-point Laplacian on a DMDA n^3 (identity rows on the boundary, as
-   the solvers do), or the upwind convection-diffusion on n^2 with
+/* The 7-point Laplacian on a DMDA n^3 (identity rows on the boundary,
+   boundary values eliminated from the interior rows: symmetric), or the upwind convection-diffusion on n^2 with
    velocity (30, 15): assembled point by point into a DMCreateMatrix
    matrix of the given type. */
 PetscErrorCode AssembleStencil(DM da, bool convection, Mat M)
@@ -75,7 +76,11 @@ PetscErrorCode AssembleStencil(DM da, bool convection, Mat M)
           const PetscInt    di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
           const PetscScalar up[6] = {-h * bx, 0, -h * by, 0, 0, 0};
           for (PetscInt q = 0; q < 2 * dim; q++) {
-            col[n] = {k + dk[q], j + dj[q], i + di[q], 0};
+            const PetscInt ni = i + di[q], nj = j + dj[q], nk = k + dk[q];
+            const bool     on_boundary = ni == 0 || nj == 0 || ni == info.mx - 1 || nj == info.my - 1 || (dim == 3 && (nk == 0 || nk == info.mz - 1));
+            /* Poisson: the boundary values are eliminated (no coupling to a boundary row), so the operator is symmetric for CG */
+            if (!convection && on_boundary) continue;
+            col[n] = {nk, nj, ni, 0};
             v[n++] = -1.0 + (convection ? up[q] : 0.0);
           }
         }
@@ -167,7 +172,7 @@ std::vector<Config> Configs()
     {"redundant", "-pc_type redundant"},
     {"redistribute", "-pc_type redistribute -redistribute_ksp_type preonly -redistribute_pc_type bjacobi"},
     {"tfs", "-pc_type tfs"},
-    {"kaczmarz", "-pc_type kaczmarz"},
+    {"kaczmarz", "-pc_type kaczmarz -ksp_type gmres"}, /* not a symmetric PC: CG would stagnate or not by rounding */
     {"chebyshev jacobi", "-ksp_type chebyshev -pc_type jacobi -ksp_max_it 400", true},
     {"mg galerkin sor", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type sor"},
     {"mg galerkin jacobi", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type jacobi"},
@@ -256,6 +261,7 @@ struct Outcome {
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
   PetscInt           its    = -1;
   Vec                x      = nullptr;
+  PetscReal          residual = -1; /* ||b - A x|| / ||b|| of the solution */
 };
 
 PetscErrorCode SolveOnce(const Problem &p, Mat M, const Config &c, const char *prefix, Vec b, Outcome *o)
@@ -271,18 +277,49 @@ PetscErrorCode SolveOnce(const Problem &p, Mat M, const Config &c, const char *p
   PetscCall(PetscPopErrorHandler());
   if (o->error) o->message = LastMessage();
   else {
+    Vec       r;
+    PetscReal nb;
     PetscCall(KSPGetConvergedReason(ksp, &o->reason));
     PetscCall(KSPGetIterationNumber(ksp, &o->its));
     PetscCall(PCDescription(ksp, &o->pc));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(MatMult(M, o->x, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &o->residual));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    o->residual /= nb;
+    PetscCall(VecDestroy(&r));
   }
   PetscCall(KSPDestroy(&ksp));
   for (const std::string &name : OptionNames(c, prefix)) PetscCall(PetscOptionsClearValue(NULL, name.c_str()));
   PetscFunctionReturn(0);
 }
 
+/* ||x - y|| / ||y|| for vectors of any types (a CUDA and a host vector) */
+PetscErrorCode RelativeDifference(Vec x, Vec y, PetscReal *rel)
+{
+  const PetscScalar *xa, *ya;
+  PetscInt           n;
+  PetscReal          local[2] = {0, 0}, sum[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(y, &ya));
+  for (PetscInt i = 0; i < n; i++) {
+    local[0] += PetscRealPart((xa[i] - ya[i]) * PetscConj(xa[i] - ya[i]));
+    local[1] += PetscRealPart(ya[i] * PetscConj(ya[i]));
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(MPIU_Allreduce(local, sum, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  *rel = PetscSqrtReal(sum[0]) / PetscSqrtReal(sum[1]);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode Compare(const Problem &p, const Config &c)
 {
-  Vec     b;
+  Vec     b, b_host = NULL;
   Outcome ra, rd;
 
   PetscFunctionBeginUser;
@@ -291,6 +328,22 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
   PetscCall(VecSet(b, 1.0));
   PetscCall(SolveOnce(p, p.aij, c, "aij_", b, &ra));
   PetscCall(SolveOnce(p, p.diag, c, "diag_", b, &rd));
+  /* a converged solution is right when its true residual is small (the solves ask for 1e-9) */
+  const PetscReal right = 1e-4;
+  if (g_gpu && (ra.error || (ra.reason > 0 && !(ra.residual <= right)))) {
+    /* aijcusparse stops where aij runs (PETSc 3.18: TFS takes mpiaij only;
+       PCMG's Galerkin product of mpiaijcusparse with an mpiaij interpolation
+       has no symbolic phase) or "converges" to a wrong answer (PETSc 3.18's
+       GASM with CUDA vectors returns x = 0 after 0 iterations): the
+       reference is then aij on the host, with host vectors */
+    if (ra.error) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "note [%s]: aijcusparse stops (%s): aij on the host is the reference\n", cs.c_str(), ra.message.c_str()));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "note [%s]: aijcusparse reports %s after %d iterations with true residual %.1e: aij on the host is the reference\n", cs.c_str(), KSPConvergedReasons[ra.reason], (int)ra.its, (double)ra.residual));
+    PetscCall(VecDestroy(&ra.x));
+    ra = Outcome();
+    PetscCall(MatCreateVecs(p.aij_host, NULL, &b_host));
+    PetscCall(VecSet(b_host, 1.0));
+    PetscCall(SolveOnce(p, p.aij_host, c, "aij_", b_host, &ra));
+  }
   if (ra.error) {
     /* aij cannot run it (a package or a PC this PETSc lacks for this case): diag must refuse too, cleanly */
     PetscCall(Record(rd.error != 0, cs, "aij stops, so must diag", Fmt("aij: %s", ra.message.c_str())));
@@ -299,20 +352,21 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
     if (!rd.error) {
       PetscCall(Record(ra.pc == rd.pc, cs, "the same PC runs", Fmt("aij %s, diag %s", ra.pc.c_str(), rd.pc.c_str())));
       PetscCall(Record((ra.reason > 0) == (rd.reason > 0), cs, "the same outcome", Fmt("aij %s, diag %s", KSPConvergedReasons[ra.reason], KSPConvergedReasons[rd.reason])));
-      const PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / 50) : c.slack;
+      /* on the GPU cuSPARSE sums rows in another order than diag: long CG runs on the ill-conditioned files move more */
+      const PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / (g_gpu ? 20 : 50)) : c.slack;
       PetscCall(Record(PetscAbsInt(ra.its - rd.its) <= slack, cs, "iterations", Fmt("aij %d, diag %d", (int)ra.its, (int)rd.its)));
       if (ra.reason > 0 && rd.reason > 0) {
-        PetscReal nx, ndiff;
-        PetscCall(VecNorm(ra.x, NORM_2, &nx));
-        PetscCall(VecAXPY(rd.x, -1.0, ra.x));
-        PetscCall(VecNorm(rd.x, NORM_2, &ndiff));
-        PetscCall(Record(ndiff <= 1e-5 * nx, cs, "solutions agree", Fmt("relative difference %.2e", (double)(ndiff / nx))));
+        PetscReal rel = PETSC_MAX_REAL;
+        PetscCall(RelativeDifference(rd.x, ra.x, &rel));
+        PetscCall(Record(rel <= 1e-5, cs, "solutions agree", Fmt("relative difference %.2e", (double)rel)));
+        PetscCall(Record(rd.residual <= right, cs, "a right solution", Fmt("true residual %.1e", (double)rd.residual)));
       }
     }
   }
   PetscCall(VecDestroy(&ra.x));
   PetscCall(VecDestroy(&rd.x));
   PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&b_host));
   PetscFunctionReturn(0);
 }
 
@@ -346,6 +400,8 @@ int main(int argc, char **argv)
       PetscCall(FileProblem(path, std::string("suitesparse ") + f.first, f.second, &problems.back()));
     }
   }
+  if (g_gpu)
+    for (Problem &p : problems) PetscCall(MatConvert(p.aij, MATAIJ, MAT_INITIAL_MATRIX, &p.aij_host));
   for (const Problem &p : problems) { /* blocks of 2 and 1 rows for vpbjacobi (used by no other PC) */
     PetscInt m;
     PetscCall(MatGetLocalSize(p.aij, &m, NULL));
@@ -355,7 +411,8 @@ int main(int argc, char **argv)
       sizes.push_back(bs);
       r += bs;
     }
-    for (Mat M : {p.aij, p.diag}) PetscCall(MatSetVariableBlockSizes(M, (PetscInt)sizes.size(), sizes.data()));
+    for (Mat M : {p.aij, p.diag, p.aij_host})
+      if (M) PetscCall(MatSetVariableBlockSizes(M, (PetscInt)sizes.size(), sizes.data()));
   }
   for (const Problem &p : problems)
     for (const Config &c : Configs()) {
@@ -367,6 +424,7 @@ int main(int argc, char **argv)
     }
   for (Problem &p : problems) {
     PetscCall(MatDestroy(&p.aij));
+    PetscCall(MatDestroy(&p.aij_host));
     PetscCall(MatDestroy(&p.diag));
     PetscCall(DMDestroy(&p.da));
   }
