@@ -36,6 +36,7 @@ namespace {
 
 /* -gpu: the matrix types with their values and vectors on the GPU */
 bool g_gpu = false;
+bool g_verbose = false; /* -verbose: each case's PC, outcome, iterations and true residuals */
 
 MatType AijType() { return g_gpu ? MATAIJCUSPARSE : MATAIJ; }
 MatType DiagType() { return g_gpu ? MATDIAGCUDA : MATDIAG; }
@@ -47,6 +48,7 @@ struct Problem {
   DM          da  = nullptr;           /* for the DMDA problems (multigrid) */
   Mat         aij = nullptr, diag = nullptr;
   Mat         aij_host = nullptr;      /* -gpu: aij on the host, the reference where aijcusparse fails */
+  DM          da_host  = nullptr;      /* -gpu: the DMDA with host vectors, for aij_host's multigrid */
 };
 
 /* The 7-point Laplacian on a DMDA n^3 (identity rows on the boundary,
@@ -219,7 +221,7 @@ PetscErrorCode MakeKSP(const Problem &p, Mat M, const Config &c, const char *pre
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
   PetscCall(KSPSetOperators(*ksp, M, M));
   if (p.da) {
-    PetscCall(KSPSetDM(*ksp, p.da));
+    PetscCall(KSPSetDM(*ksp, M == p.aij_host ? p.da_host : p.da));
     PetscCall(KSPSetDMInactive(*ksp));
   }
   PetscCall(KSPSetType(*ksp, p.spd ? KSPCG : KSPGMRES));
@@ -353,7 +355,8 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
       PetscCall(Record(ra.pc == rd.pc, cs, "the same PC runs", Fmt("aij %s, diag %s", ra.pc.c_str(), rd.pc.c_str())));
       PetscCall(Record((ra.reason > 0) == (rd.reason > 0), cs, "the same outcome", Fmt("aij %s, diag %s", KSPConvergedReasons[ra.reason], KSPConvergedReasons[rd.reason])));
       /* on the GPU cuSPARSE sums rows in another order than diag: long CG runs on the ill-conditioned files move more */
-      const PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / (g_gpu ? 20 : 50)) : c.slack;
+      PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / (g_gpu ? 20 : 50)) : c.slack;
+      if (g_gpu) slack = PetscMax(slack, ra.its / 100); /* and long GMRES runs (kaczmarz: ~900) by a few */
       PetscCall(Record(PetscAbsInt(ra.its - rd.its) <= slack, cs, "iterations", Fmt("aij %d, diag %d", (int)ra.its, (int)rd.its)));
       if (ra.reason > 0 && rd.reason > 0) {
         PetscReal rel = PETSC_MAX_REAL;
@@ -363,6 +366,9 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
       }
     }
   }
+  if (g_verbose)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "[%s] aij %s %s %d its residual %.1e | diag %s %s %d its residual %.1e\n", cs.c_str(), ra.pc.c_str(), ra.error ? "error" : KSPConvergedReasons[ra.reason], (int)ra.its, (double)ra.residual, rd.pc.c_str(), rd.error ? "error" : KSPConvergedReasons[rd.reason], (int)rd.its,
+                          (double)rd.residual));
   PetscCall(VecDestroy(&ra.x));
   PetscCall(VecDestroy(&rd.x));
   PetscCall(VecDestroy(&b));
@@ -384,6 +390,8 @@ int main(int argc, char **argv)
     PetscBool gpu = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
     g_gpu = gpu;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-verbose", &gpu, NULL));
+    g_verbose = gpu;
   }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
@@ -401,7 +409,14 @@ int main(int argc, char **argv)
     }
   }
   if (g_gpu)
-    for (Problem &p : problems) PetscCall(MatConvert(p.aij, MATAIJ, MAT_INITIAL_MATRIX, &p.aij_host));
+    for (Problem &p : problems) {
+      PetscCall(MatConvert(p.aij, MATAIJ, MAT_INITIAL_MATRIX, &p.aij_host));
+      if (p.da) {
+        PetscCall(DMClone(p.da, &p.da_host));
+        PetscCall(DMSetVecType(p.da_host, VECSTANDARD));
+        PetscCall(DMSetMatType(p.da_host, MATAIJ));
+      }
+    }
   for (const Problem &p : problems) { /* blocks of 2 and 1 rows for vpbjacobi (used by no other PC) */
     PetscInt m;
     PetscCall(MatGetLocalSize(p.aij, &m, NULL));
@@ -418,6 +433,10 @@ int main(int argc, char **argv)
     for (const Config &c : Configs()) {
       if ((c.spd_only && !p.spd) || (c.seq_only && g_size > 1) || (c.parallel_only && g_size == 1) || (c.needs_dmda && !p.da)) continue;
       if (!only(p.name + " / " + c.name)) continue;
+      /* PETSc 3.18's PCREDISTRIBUTE with CUDA vectors returns a wrong
+         solution whatever the matrix (aijcusparse and diag alike, true
+         residual 0.4-0.7); fixed in 3.25, where this case runs */
+      if (g_gpu && c.name == "redistribute" && PETSC_VERSION_LT(3, 25, 0)) continue;
       /* TFS runs on 2^k processes only (aij stops with "only 2^k", or crashes in PETSc on a nonsymmetric operator) */
       if (c.name == "tfs" && (g_size & (g_size - 1))) continue;
       Run(p.name + " / " + c.name, "solve", [&] { return Compare(p, c); });
@@ -427,6 +446,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&p.aij_host));
     PetscCall(MatDestroy(&p.diag));
     PetscCall(DMDestroy(&p.da));
+    PetscCall(DMDestroy(&p.da_host));
   }
   PetscCall(Summary(&code));
   PetscCall(PetscFinalize());
