@@ -122,6 +122,42 @@ GhostPlan hm_ghost_plan(const HmView<T>& A, Index c0, Index c1) {
   return g;
 }
 
+// ---- padded diagonals (for moving rows between processes) -------------------
+
+/// cols[k][il] = a(i, i + offsets[k]) for the local rows il of A, 0 where A
+/// does not store that position; offsets is any list (a union over
+/// processes, say). One column of nrows values per offset: the form in which
+/// rows of a block travel as an ordinary multivector.
+template <class T>
+void hm_to_padded(const HmView<const T>& A, const std::vector<Index>& offsets, T* const* cols) {
+  const Layout& L = A.layout;
+  for (std::size_t k = 0; k < offsets.size(); ++k) {
+    T* c = cols[k];
+    for (Index il = 0; il < L.nrows; ++il) c[il] = T(0);
+    Index ka = -1;
+    for (Index q = 0; q < A.ndiag; ++q)
+      if (A.offsets[q] == offsets[k]) ka = q;
+    if (ka < 0) continue;
+    const Index d = offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) c[i - L.row_begin] = A.val[A.pos(ka, i)];
+  }
+}
+
+/// The HM block of layout L on the diagonals offsets (strictly ascending)
+/// from padded columns as hm_to_padded writes them (cols[k][il], local rows
+/// of L); positions outside a diagonal's range are ignored.
+template <class T>
+HmMatrix<T> hm_from_padded(const Layout& L, const std::vector<Index>& offsets, const T* const* cols) {
+  HmMatrix<T> A(L, offsets);
+  if (A.ndiag() != Index(offsets.size())) throw FormatError("hm_from_padded: offsets must be strictly ascending");
+  const auto v = A.view();
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k];
+    for (Index i = L.lo(d); i < L.hi(d); ++i) A.val[static_cast<std::size_t>(v.pos(k, i))] = cols[k][i - L.row_begin];
+  }
+  return A;
+}
+
 // ---- reported pattern -------------------------------------------------------
 
 /// Mask over A's stored positions: 1 where the COO list (global rows of the
