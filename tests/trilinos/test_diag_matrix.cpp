@@ -211,6 +211,21 @@ void check_bad_input(const comm_t& comm) {
   A.fillComplete();
   TT_CHECK(throws<std::invalid_argument>([&] { A.fillComplete(); }), "second fillComplete accepted");
   TT_CHECK(throws<std::logic_error>([&] { A.insertGlobalValues(rows->getMinGlobalIndex(), 1, v, cols); }), "insert after fill accepted");
+  // After fillComplete: sumInto/replace change reported entries only.
+  if (rows->getNodeNumElements()) {
+    const GO i0 = rows->getMinGlobalIndex();
+    const GO two[] = {0, i0 == 0 ? 1 : i0};  // (i0, 0) was inserted; the other was not
+    const SC add[] = {2.0, 5.0};
+    TT_CHECK(A.sumIntoGlobalValues(i0, Teuchos::ArrayView<const GO>(two, 2), Teuchos::ArrayView<const SC>(add, 2)) == 1,
+             "sumInto after fill: wrong count");
+    TT_CHECK(global_row(A, i0) == (std::vector<std::pair<GO, SC>>{{0, 3.0}}), "sumInto after fill: wrong row");
+    const SC rep[] = {-4.0};
+    TT_CHECK(A.replaceGlobalValues(i0, Teuchos::ArrayView<const GO>(two, 1), Teuchos::ArrayView<const SC>(rep, 1)) == 1,
+             "replace after fill: wrong count");
+    TT_CHECK(global_row(A, i0) == (std::vector<std::pair<GO, SC>>{{0, -4.0}}), "replace after fill: wrong row");
+    TT_CHECK(throws<std::invalid_argument>([&] { A.sumIntoGlobalValues(notmine, Teuchos::ArrayView<const GO>(two, 1), Teuchos::ArrayView<const SC>(rep, 1)); }),
+             "sumInto on a row not owned accepted");
+  }
   auto other = Teuchos::rcp(new map_t(21, 0, comm));
   TT_CHECK(throws<std::invalid_argument>([&] {
              mv_t X(other, 1), Y(rows, 1);
