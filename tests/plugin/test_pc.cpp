@@ -14,7 +14,8 @@
    Options of a configuration are given to both solvers under their own
    prefix (aij_ / diag_), so nothing else in the database differs.
    Arguments: [suitesparse folder]; -case <text> runs the configurations
-   and problems whose name contains the text. */
+   and problems whose name contains the text; -gpu compares aijcusparse
+   with diagcuda, vectors on the GPU (CUDA builds, on the device). */
 #include <petscdiag.h>
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -25,12 +26,19 @@
 
 #include "matrix_market.hpp"
 #include "plugin_testing.hpp"
+#include "../../solvers/dm_inactive.hpp"
 
 static const char help[] = "PCs with aij and diag: same convergence.\n";
 
 using namespace plugin_testing;
 
 namespace {
+
+/* -gpu: the matrix types with their values and vectors on the GPU */
+bool g_gpu = false;
+
+MatType AijType() { return g_gpu ? MATAIJCUSPARSE : MATAIJ; }
+MatType DiagType() { return g_gpu ? MATDIAGCUDA : MATDIAG; }
 
 struct Problem {
   std::string name;
@@ -84,9 +92,10 @@ PetscErrorCode StencilProblem(const std::string &name, bool convection, PetscInt
   p->spd  = !convection;
   if (convection) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &p->da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &p->da));
+  if (g_gpu) PetscCall(DMSetVecType(p->da, VECCUDA));
   PetscCall(DMSetUp(p->da));
   for (Mat *M : {&p->aij, &p->diag}) {
-    PetscCall(DMSetMatType(p->da, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(DMSetMatType(p->da, M == &p->aij ? AijType() : DiagType()));
     PetscCall(DMCreateMatrix(p->da, M));
     PetscCall(AssembleStencil(p->da, convection, *M));
   }
@@ -105,7 +114,7 @@ PetscErrorCode FileProblem(const std::string &path, const std::string &name, boo
   for (Mat *M : {&p->aij, &p->diag}) {
     PetscCall(MatCreate(PETSC_COMM_WORLD, M));
     PetscCall(MatSetSizes(*M, T.rend - T.rstart, PETSC_DECIDE, T.M, T.N));
-    PetscCall(MatSetType(*M, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(MatSetType(*M, M == &p->aij ? AijType() : DiagType()));
     PetscCall(MatSetUp(*M));
     for (std::size_t e = 0; e < T.i.size(); e++) PetscCall(MatSetValue(*M, T.i[e], T.j[e], T.v[e], ADD_VALUES));
     PetscCall(Assemble(*M));
@@ -159,7 +168,7 @@ std::vector<Config> Configs()
     {"chebyshev jacobi", "-ksp_type chebyshev -pc_type jacobi -ksp_max_it 400", true},
     {"mg galerkin sor", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type sor"},
     {"mg galerkin jacobi", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type jacobi"},
-    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type lu -telescope_pc_factor_mat_solver_type mumps"},
+    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type bjacobi -telescope_sub_pc_type lu"},
   };
   for (Config &x : c) {
     if (x.name == "icc" || x.name == "cholesky" || x.name == "ilu rcm" || x.name == "lu nd" || x.name == "lu superlu" || x.name == "lu umfpack" || x.name == "lu klu" || x.name == "cholesky cholmod" || x.name == "eisenstat") x.seq_only = true;
@@ -203,7 +212,7 @@ PetscErrorCode MakeKSP(const Problem &p, Mat M, const Config &c, const char *pre
   PetscCall(KSPSetOperators(*ksp, M, M));
   if (p.da) {
     PetscCall(KSPSetDM(*ksp, p.da));
-    PetscCall(KSPSetDMActive(*ksp, PETSC_FALSE));
+    PetscCall(KSPSetDMInactive(*ksp));
   }
   PetscCall(KSPSetType(*ksp, p.spd ? KSPCG : KSPGMRES));
   PetscCall(KSPSetTolerances(*ksp, 1e-9, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
@@ -314,10 +323,15 @@ int main(int argc, char **argv)
 
   PetscCall(Start(&argc, &argv, help));
   PetscCall(only.FromOptions());
+  {
+    PetscBool gpu = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+    g_gpu = gpu;
+  }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
   PetscCall(StencilProblem("convection-diffusion 2d 25^2", true, 25, &problems[1]));
-  if (argc > 1) { /* SuiteSparse matrices from the shared collection */
+  if (argc > 1 && argv[1][0] != '-') { /* SuiteSparse matrices from the shared collection */
     const std::pair<const char *, bool> files[] = {{"cdde1.mtx", false}, {"1138_bus.mtx", true}};
     for (const auto &f : files) {
       const std::string path = std::string(argv[1]) + "/" + f.first;
