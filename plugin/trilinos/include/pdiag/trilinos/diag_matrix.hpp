@@ -101,7 +101,7 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
               std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
     if (!ok) msg = "offsets must be strictly ascending";
     if (ok) try {
-        hm_type A(layout_, offsets);
+        hm_type A = hm_type::structure_only(layout_, offsets);  // values copied below, not zeroed first
         if (static_cast<Index>(values.size()) != A.nstored()) {
           ok = false;
           msg = "values has " + std::to_string(values.size()) + " entries, the diagonals hold " +
@@ -116,6 +116,19 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
         msg = e.what();
       }
     check_all(*comm_, ok, msg);
+    setUp();
+  }
+
+  /// Takes over an HM block of this process's rows (layout: the row map's
+  /// rows of a global-rows x domain-map-columns matrix, e.g. a kernel
+  /// product's result); nonzero values are the reported entries. Collective.
+  DiagMatrix(const Teuchos::RCP<const map_type>& rowMap, hm_type&& block,
+             const Teuchos::RCP<const map_type>& domainMap = Teuchos::null)
+      : DiagMatrix(rowMap, domainMap) {
+    const bool ok = block.layout == layout_ && static_cast<Index>(block.val.size()) == block.nstored();
+    check_all(*comm_, ok, "the block's layout or size does not match the row and domain maps");
+    hm_ = std::move(block);
+    mask_ = hm_entry_mask(hm_, [](Index, Index, const Scalar& v) { return v != Scalar(0); });
     setUp();
   }
 

@@ -39,8 +39,7 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
   if (transA || transB) {
     if (comm->getSize() != 1)
       throw std::invalid_argument("pdiag::trilinos::multiply: transposed operands are supported on one process only");
-    const HmMatrix<S> C = hm_product(A.hm(), ta, B.hm(), tb);
-    return Teuchos::rcp(new DM(rowMap, C.offsets, C.val, domMap));
+    return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), ta, B.hm(), tb), domMap));
   }
   // B's diagonals on any process (the union), as flags over -(M-1) .. N-1.
   const Layout& LB = B.hm().layout;
@@ -78,8 +77,7 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
     cols.push_back(keep.back().getRawPtr());
   }
   const HmMatrix<S> Bloc = hm_from_padded(Layout::block(LB.nrows_global, LB.ncols, c0, c1 - c0), offsets, cols.data());
-  const HmMatrix<S> C = hm_product(A.hm(), Trans::N, Bloc, Trans::N);
-  return Teuchos::rcp(new DM(rowMap, C.offsets, C.val, domMap));
+  return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), Trans::N, Bloc, Trans::N), domMap));
 }
 
 }  // namespace trilinos
