@@ -132,9 +132,10 @@ void bench_apply(const comm_t& comm, const std::string& name, const Pair& p, int
     x.randomize();
     const double tc = timed(comm, reps, [&] { p.crs->apply(x, yc, mode); });
     const double td = timed(comm, reps, [&] { p.diag->apply(x, yd, mode); });
+    const double diff = rel_diff(yd, yc);  // collective: outside the rank-0 branch
     if (comm->getRank() == 0)
       std::printf("apply %-4s %-22s CrsMatrix %9.3f ms  DiagMatrix %9.3f ms  speedup %5.2f  rel_diff %.1e\n",
-                  mode == Teuchos::NO_TRANS ? "N" : "T", name.c_str(), 1e3 * tc, 1e3 * td, tc / td, rel_diff(yd, yc));
+                  mode == Teuchos::NO_TRANS ? "N" : "T", name.c_str(), 1e3 * tc, 1e3 * td, tc / td, diff);
   }
 }
 
@@ -235,10 +236,11 @@ int main(int argc, char** argv) {
     x.randomize();
     Cc->apply(x, yc);
     Cd->apply(x, yd);
+    const double diff = rel_diff(yd, yc);
     if (comm->getRank() == 0)
       std::printf("product n=%d, %dx%d diagonals: C has %zu entries; Tpetra::MatrixMatrix::Multiply %8.3f s  "
                   "pdiag::trilinos::multiply %8.3f s  speedup %6.2f  rel_diff %.1e\n",
-                  pn, pd, pd, size_t(Cc->getGlobalNumEntries()), tc, td, tc / td, rel_diff(yd, yc));
+                  pn, pd, pd, size_t(Cc->getGlobalNumEntries()), tc, td, tc / td, diff);
     if (comm->getRank() == 0 && tk > 0) std::printf("  of which pdiag::hm_product (kernel, symbolic + numeric) %8.3f s\n", tk);
   }
   return 0;
