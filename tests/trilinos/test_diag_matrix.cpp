@@ -356,6 +356,19 @@ int main(int argc, char** argv) {
     auto rows = uneven_map(120, comm);
     check_all_constructors(rows, rows, stencil_entries(*rows, 5, 4, 6), "3D stencil");
   });
+  run_case(comm, "index base 1, 1D convection-diffusion", [&] {
+    auto even = uneven_map(33, comm);  // the same split, GIDs 1..33
+    auto rows = Teuchos::rcp(new map_t(33, even->getNodeNumElements(), 1, comm));
+    Entries e;
+    for (size_t il = 0; il < rows->getNodeNumElements(); ++il) {
+      const GO i = rows->getGlobalElement(LO(il));
+      e.add(i, i, 2.5);
+      if (i > 1) e.add(i, i - 1, -1.2);
+      if (i < 33) e.add(i, i + 1, -0.8);
+      if (i + 7 <= 33) e.add(i, i + 7, 0.1 * double(i));
+    }
+    check_all_constructors(rows, rows, e, "index base 1");
+  });
   run_case(comm, "bad input", [&] { check_bad_input(comm); });
   run_case(comm, "products vs Tpetra::MatrixMatrix::Multiply", [&] { check_products(comm); });
   if (!dir.empty()) {
