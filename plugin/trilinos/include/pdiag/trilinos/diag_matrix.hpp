@@ -5,8 +5,9 @@
 // (cpu.hpp, ops.hpp, convert.hpp, distributed.hpp): this file moves data
 // between Tpetra objects and those kernels. See docs/trilinos.md.
 //
-// Distribution. The row map and the domain map must be contiguous and
-// uniquely owned (Tpetra's default maps are); global row i and column j are
+// Distribution. The row map and the domain map must be contiguous (each
+// process's GIDs one ascending run) and uniquely owned (Tpetra's default
+// maps are); global row i and column j are
 // GID - indexBase, and diagonal d holds the entries with j - i = d. The
 // range map is the row map. Each process stores its rows [r0, r0 + m) on
 // the diagonals those rows have. apply reads owned columns of X in place
@@ -159,9 +160,9 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
       : rowMap_(rowMap), domainMap_(domainMap.is_null() ? rowMap : domainMap) {
     if (rowMap_.is_null()) throw std::invalid_argument("pdiag::trilinos::DiagMatrix: null row map");
     comm_ = rowMap_->getComm();
-    const bool contiguous = rowMap_->isContiguous() && domainMap_->isContiguous();
-    if (!contiguous || !rowMap_->isOneToOne() || !domainMap_->isOneToOne())
-      throw std::invalid_argument("pdiag::trilinos::DiagMatrix: the row and domain maps must be contiguous and uniquely owned");
+    const bool oneToOne = rowMap_->isOneToOne() && domainMap_->isOneToOne();  // collective
+    check_all(*comm_, consecutive(*rowMap_) && consecutive(*domainMap_) && oneToOne,
+              "the row and domain maps must be contiguous (each process's GIDs one ascending run) and uniquely owned");
     if (rowMap_->getIndexBase() != domainMap_->getIndexBase())
       throw std::invalid_argument("pdiag::trilinos::DiagMatrix: the row and domain maps have different index bases");
     indexBase_ = rowMap_->getIndexBase();
@@ -444,6 +445,19 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     Teuchos::reduceAll<int, Tpetra::global_size_t>(*comm_, Teuchos::REDUCE_SUM, localEntries_, Teuchos::outArg(globalEntries_));
     Teuchos::reduceAll<int, size_t>(*comm_, Teuchos::REDUCE_MAX, localMaxRow_, Teuchos::outArg(globalMaxRow_));
     fillComplete_ = true;
+  }
+
+  // Whether this process's GIDs of map are one ascending run (local index
+  // il is GID min + il): true for Tpetra's contiguous maps, and for maps
+  // built from such a list (which Tpetra 13.2 does not flag contiguous).
+  static bool consecutive(const map_type& map) {
+    if (map.isContiguous()) return true;
+    const size_t m = map.getNodeNumElements();
+    if (m == 0) return true;
+    const GO g0 = map.getMinGlobalIndex();
+    for (size_t il = 0; il < m; ++il)
+      if (map.getGlobalElement(static_cast<LO>(il)) != g0 + static_cast<GO>(il)) return false;
+    return true;
   }
 
   Teuchos::RCP<const map_type> mapOf(const std::vector<Interval>& iv) const {

@@ -8,13 +8,16 @@
 // on any number of processes: each process brings in the rows of B that
 // its rows of A reach (the hull of A's touched columns) as a multivector of
 // padded diagonals through one Tpetra::Import, then multiplies locally.
-// Transposed operands are read in place by the kernels but need the whole
-// operand, so they are accepted on one process only (std::invalid_argument
-// on every process otherwise).
+// Transposed operands are read in place by the kernels on one process; on
+// several, a transposed operand's rows live on other processes, so it is
+// formed first (Tpetra::RowMatrixTransposer on its CrsMatrix copy, then
+// back to a DiagMatrix) and the product runs as stored.
 #pragma once
 
 #include "pdiag/product.hpp"
 #include "pdiag/trilinos/diag_matrix.hpp"
+
+#include <Tpetra_RowMatrixTransposer.hpp>
 
 namespace pdiag {
 namespace trilinos {
@@ -37,9 +40,24 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
   const auto rowMap = transA ? A.getDomainMap() : A.getRowMap();
   const auto domMap = transB ? B.getRowMap() : B.getDomainMap();
   if (transA || transB) {
-    if (comm->getSize() != 1)
-      throw std::invalid_argument("pdiag::trilinos::multiply: transposed operands are supported on one process only");
-    return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), ta, B.hm(), tb), domMap));
+    if (comm->getSize() == 1) return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), ta, B.hm(), tb), domMap));
+    // Several processes: a transposed operand's rows live elsewhere; form
+    // it (Tpetra's transposer on a CrsMatrix copy) and multiply as stored.
+    const auto transposed = [](const DM& X) {
+      using crs_type = typename DM::crs_type;
+      Tpetra::RowMatrixTransposer<S, LO, GO, N> t(X.toCrsMatrix());
+      Teuchos::RCP<const crs_type> T = t.createTranspose();
+      // The transposer's row map need not be X's domain map (nor one
+      // ascending run per process): redistribute the rows onto it first.
+      if (!T->getRowMap()->isSameAs(*X.getDomainMap())) {
+        Tpetra::Import<LO, GO, N> imp(T->getRowMap(), X.getDomainMap());
+        T = Tpetra::importAndFillCompleteCrsMatrix<crs_type>(T, imp, X.getRowMap(), X.getDomainMap());
+      }
+      return Teuchos::rcp(new DM(*T));
+    };
+    const Teuchos::RCP<const DM> At = transA ? Teuchos::RCP<const DM>(transposed(A)) : Teuchos::rcpFromRef(A);
+    const Teuchos::RCP<const DM> Bt = transB ? Teuchos::RCP<const DM>(transposed(B)) : Teuchos::rcpFromRef(B);
+    return multiply(*At, false, *Bt, false);
   }
   // B's diagonals on any process (the union), as flags over -(M-1) .. N-1.
   const Layout& LB = B.hm().layout;
