@@ -325,6 +325,13 @@ int main(int argc, char** argv) {
     auto rows = uneven_map(61, comm);
     check_all_constructors(rows, rows, random_entries(*rows, 61, 7, 20, 1), "random square");
   });
+  run_case(comm, "random square, row map from a list of GIDs (one run per process)", [&] {
+    auto even = uneven_map(45, comm);
+    Teuchos::Array<GO> gids;
+    for (size_t il = 0; il < even->getNodeNumElements(); ++il) gids.push_back(even->getGlobalElement(LO(il)));
+    Teuchos::RCP<const map_t> rows = Teuchos::rcp(new map_t(45, gids(), 0, comm));
+    check_all_constructors(rows, rows, random_entries(*rows, 45, 6, 15, 5), "list map");
+  });
   run_case(comm, "random square, other domain map", [&] {
     auto rows = uneven_map(40, comm);
     auto dom = Teuchos::rcp(new map_t(40, 0, comm));
