@@ -270,6 +270,22 @@ PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *a)
 
 /* ---- operations on the graph of the matrix, answered by the companion ---- */
 
+/* MatGetOrdering computes an ordering on the graph MatGetRowIJ gives; the
+   aij copy gives its inode-compressed graph (one vertex per block of rows
+   with the same pattern, as aij does), and PETSc then expands the ordering
+   through this function of the matrix: the copy's, so the ordering is
+   aij's. Without it the compressed ordering would be taken for the whole
+   matrix (PETSc's LU then loops or reads past the end). */
+PetscErrorCode MatInodeAdjustForInodes_Diag(Mat A, IS *rperm, IS *cperm)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatInodeAdjustForInodes() without MatGetRowIJ()");
+  PetscCall(MatInodeAdjustForInodes(a->companion, rperm, cperm));
+  PetscFunctionReturn(0);
+}
+
 namespace {
 
 PetscErrorCode MatGetRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, PetscBool inodecompressed, PetscInt *n, const PetscInt *ia[], const PetscInt *ja[], PetscBool *done)

@@ -472,7 +472,7 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   A->data = nullptr;
   PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
-  for (const char *name : {"MatDiagSetPreallocation_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C", "MatStoreValues_C", "MatRetrieveValues_C", "MatProductSetFromOptions_anytype_C"})
+  for (const char *name : {"MatDiagSetPreallocation_C", "MatInodeAdjustForInodes_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C", "MatStoreValues_C", "MatRetrieveValues_C", "MatProductSetFromOptions_anytype_C"})
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscFunctionReturn(0);
 }
@@ -496,6 +496,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
      preallocation call (which is a no-op for this type). */
   if ((A->rmap->n >= 0 || A->rmap->N >= 0) && (A->cmap->n >= 0 || A->cmap->N >= 0)) PetscCall(MatDiagSetLayout_Private(A));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see diag_companion.cpp */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetStorage_C", MatDiagGetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetDiagonals_C", MatDiagGetDiagonals_Diag));

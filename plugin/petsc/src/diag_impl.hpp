@@ -345,6 +345,7 @@ PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::
 PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index *, const Index *);
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
+PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
