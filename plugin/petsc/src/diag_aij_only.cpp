@@ -1,6 +1,7 @@
 /* PETSc components that accept only aij matrices. A few of PETSc's PCs
    and colorings check the type of their matrix against aij by name instead
    of asking for an operation: PCML ("ML can only handle AIJ matrices"),
+   PCMPI (the MPI linear solver server reads aij arrays directly),
    PCGAMG's classical coarsening, PCTFS, and the MatColoring types (greedy:
    "Matrix must be AIJ for greedy coloring"). With a diag matrix they would
    stop where aij works. For these the plugin wraps the component's work
@@ -46,7 +47,7 @@ PetscErrorCode ClassicalGAMG(PC pc, PetscBool *yes)
   PetscFunctionReturn(0);
 }
 
-AijOnlyPC kWrapped[] = {{"ml", Always}, {"tfs", Always}, {"gamg", ClassicalGAMG}};
+AijOnlyPC kWrapped[] = {{"ml", Always}, {"tfs", Always}, {"gamg", ClassicalGAMG}, {"mpi", Always}};
 
 PetscErrorCode IsDiag(Mat A, PetscBool *diag)
 {
@@ -186,6 +187,7 @@ PetscErrorCode MatDiagRegisterPCs_Private(void)
   PetscCall(Wrap<0>());
   PetscCall(Wrap<1>());
   PetscCall(Wrap<2>());
+  PetscCall(Wrap<3>());
   PetscCall(WrapAll(std::make_index_sequence<sizeof(kColorings) / sizeof(kColorings[0])>{}));
   PetscFunctionReturn(0);
 }
