@@ -30,22 +30,50 @@ static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vecto
   PetscFunctionReturn(0);
 }
 
-/* MatConvert into diag from any type with MatGetRow (the convertfrom hook
-   PETSc finds on the destination type). */
-/* Fills the diag matrix B (layout set) with the rows of A. */
-static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
+/* The COO triplets of A's local rows as the HM storage of the diag matrix B
+   (layout set), checked against B's memory budget before it is allocated. */
+static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, Hm *hm)
 {
   PetscBool                dense;
   std::vector<Index>       rows, cols;
   std::vector<PetscScalar> vals;
+  Mat_Diag                *b = (Mat_Diag *)B->data;
+  pdiag::StorageCount      count;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &dense, MATSEQDENSE, MATMPIDENSE, MATDENSE, ""));
   PetscCall(MatDiagCollectRows(A, dense, &rows, &cols, &vals));
   PetscCall(MatDiagSetLayout_Private(B));
-  Mat_Diag *b = (Mat_Diag *)B->data;
-  Hm        hm;
-  DiagCallKernel(hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
+  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), rows.data(), cols.data())));
+  PetscCall(MatDiagCheckBudget_Private(B, count, (PetscInt64)vals.size()));
+  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert into diag (the convertfrom hook PETSc finds on the destination
+   type): fills the diag matrix B with the rows of A. A type without
+   MatGetRow (MATIS, MATNEST, MATSHELL, ...) and sbaij (whose rows hold only
+   the upper triangle) go through their own conversion to aij. Collective:
+   a refusal on one process (memory budget) is agreed on by all. */
+static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
+{
+  PetscBool      via_aij;
+  PetscErrorCode ierr;
+  Hm             hm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &via_aij, MATSEQSBAIJ, MATMPISBAIJ, MATSBAIJ, ""));
+  if (via_aij || !A->ops->getrow) {
+    Mat aij;
+    PetscCall(PetscInfo(A, "diag: converting a %s matrix to diag through aij\n", ((PetscObject)A)->type_name));
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+    ierr = MatDiagFillFrom(aij, B);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+  }
+  ierr = MatDiagHmFromRows(A, B, &hm); /* reported by the error handler as it is raised */
+  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatConvert() to diag"));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
   PetscFunctionReturn(0);
@@ -100,6 +128,42 @@ PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagBuildAIJ_Private(A, newtype, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert to types whose generic conversion (MatGetRow + MatSetValues)
+   fails on a diag matrix: MATIS needs a local-to-global mapping, sbaij keeps
+   only the upper triangle of the rows it is given. Both go through aij's own
+   converters; sbaij only from a matrix that is exactly symmetric. */
+PetscErrorCode MatConvert_Diag_ViaAIJ(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
+{
+  Mat       aij, B;
+  PetscBool sbaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrendswith(newtype, "sbaij", &sbaij));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+  if (sbaij) {
+    PetscBool sym;
+    PetscErrorCode ierr = MatIsSymmetric(aij, 0.0, &sym);
+    if (ierr || !sym) PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscCheck(sym, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "diag: MatConvert() to %s stores only the upper triangle, and this matrix is not symmetric; convert it to aij instead", newtype);
+    PetscCall(MatSetOption(aij, MAT_SYMMETRIC, PETSC_TRUE));
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscErrorCode ierr = MatConvert(aij, newtype, MAT_REUSE_MATRIX, newmat);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+  }
+  {
+    PetscErrorCode ierr = MatConvert(aij, newtype, MAT_INITIAL_MATRIX, &B);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+  }
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
   PetscFunctionReturn(0);
@@ -275,11 +339,31 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
    op PETSc falls back to a virtual submatrix, which has no MatView (binary
    files stay empty, silently) and which MatLoad would leave in place of
    the diag matrix. */
+/* The indices of an index set are in [0, N): aij's MatCreateSubMatrix
+   trusts them in optimized builds. */
+static PetscErrorCode MatDiagCheckIS(IS is, PetscInt N, const char *what)
+{
+  PetscInt n, lo, hi;
+
+  PetscFunctionBegin;
+  PetscCheck(is, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatCreateSubMatrix() got a NULL %s index set", what);
+  PetscCall(ISGetLocalSize(is, &n));
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(ISGetMinMax(is, &lo, &hi));
+  PetscCheck(lo >= 0 && hi < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatCreateSubMatrix() %s index %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", what, lo < 0 ? lo : hi, N);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
 {
   Mat aij, sub;
 
   PetscFunctionBegin;
+  {
+    PetscErrorCode ierr = MatDiagCheckIS(isrow, A->rmap->N, "row"); /* reported by the error handler as it is raised */
+    if (!ierr) ierr = MatDiagCheckIS(iscol, A->cmap->N, "column");
+    PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatCreateSubMatrix()"));
+  }
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
   PetscCall(MatDestroy(&aij));
