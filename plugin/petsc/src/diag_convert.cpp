@@ -76,6 +76,8 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
   PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatConvert() to diag"));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
+  /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
+  PetscCall(MatDiagSetAijPattern_Private(B, (Index)rows.size(), rows.data(), cols.data()));
   PetscFunctionReturn(0);
 }
 
