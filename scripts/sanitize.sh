@@ -20,9 +20,14 @@ env -u PETSC_DIR cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)" --target fault_driver mtx test_ops_vs_aij test_products
 built=$(date +%s)
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_odr_violation=0:exitcode=86"
+# full unwinding: Open MPI and PETSc are built without frame pointers, and
+# the suppressions need the frames inside them
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_odr_violation=0:exitcode=86:fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=$ROOT/scripts/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Open MPI unloads its components at MPI_Finalize: keep them loaded, so that
+# the leak stacks name them (mca_*) and lsan.supp can match them
+export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
 export FAULTS_NO_ULIMIT=1 FAULTS_TIMEOUT=${FAULTS_TIMEOUT:-180}
 rc=0
 (cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" -L faults "$@") || rc=1

@@ -241,8 +241,8 @@ CASE(assembly_scattered_fill, Error, kOneTwo)
 {
   Mat A = NULL;
   PetscFunctionBeginUser;
-  PetscCall(NewDiag(c, 40000, 0, NULL, &A));
-  PetscCall(SetScattered(A, 2000 / c.size, 11 + (unsigned)c.rank));
+  PetscCall(NewDiag(c, 100000, 0, NULL, &A));
+  PetscCall(SetScattered(A, 3000 / c.size, 11 + (unsigned)c.rank));
   PetscCall(Assemble(A));
   PetscFunctionReturn(0);
 }
@@ -252,7 +252,7 @@ CASE(assembly_scattered_one_rank, Error, kMulti)
   Mat      A = NULL;
   PetscInt rs, re;
   PetscFunctionBeginUser;
-  PetscCall(NewDiag(c, 40000, 0, NULL, &A));
+  PetscCall(NewDiag(c, 100000, 0, NULL, &A));
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   if (c.last()) PetscCall(SetScattered(A, 3000, 5));
   else
@@ -279,7 +279,7 @@ CASE(assembly_scattered_allowed_ok, Ok, kOneTwo)
 CASE(assembly_stash_budget, Error, kMulti)
 {
   Mat      A = NULL;
-  PetscInt N = 40000;
+  PetscInt N = 100000;
   PetscFunctionBeginUser;
   PetscCall(NewDiag(c, N, 0, NULL, &A));
   if (c.rank == 0) {

@@ -30,23 +30,23 @@ static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vecto
   PetscFunctionReturn(0);
 }
 
-/* The COO triplets of A's local rows as the HM storage of the diag matrix B
-   (layout set), checked against B's memory budget before it is allocated. */
-static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, Hm *hm)
+/* The COO triplets of A's local rows (returned) as the HM storage of the
+   diag matrix B (layout set), checked against B's memory budget before it
+   is allocated. */
+static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, std::vector<Index> *cols, Hm *hm)
 {
   PetscBool                dense;
-  std::vector<Index>       rows, cols;
   std::vector<PetscScalar> vals;
   Mat_Diag                *b = (Mat_Diag *)B->data;
   pdiag::StorageCount      count;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &dense, MATSEQDENSE, MATMPIDENSE, MATDENSE, ""));
-  PetscCall(MatDiagCollectRows(A, dense, &rows, &cols, &vals));
+  PetscCall(MatDiagCollectRows(A, dense, rows, cols, &vals));
   PetscCall(MatDiagSetLayout_Private(B));
-  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), rows.data(), cols.data())));
+  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), rows->data(), cols->data())));
   PetscCall(MatDiagCheckBudget_Private(B, count, (PetscInt64)vals.size()));
-  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
+  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows->data(), cols->data(), vals.data()));
   PetscFunctionReturn(0);
 }
 
@@ -58,8 +58,9 @@ static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, Hm *hm)
 static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
 {
   PetscBool      via_aij;
-  PetscErrorCode ierr;
-  Hm             hm;
+  PetscErrorCode     ierr;
+  Hm                 hm;
+  std::vector<Index> rows, cols;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &via_aij, MATSEQSBAIJ, MATMPISBAIJ, MATSBAIJ, ""));
@@ -72,7 +73,7 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
     PetscCall(ierr);
     PetscFunctionReturn(0);
   }
-  ierr = MatDiagHmFromRows(A, B, &hm); /* reported by the error handler as it is raised */
+  ierr = MatDiagHmFromRows(A, B, &rows, &cols, &hm); /* reported by the error handler as it is raised */
   PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatConvert() to diag"));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));

@@ -75,9 +75,20 @@ PetscErrorCode MatDiagAgreeOnError_Private(MPI_Comm comm, PetscErrorCode ierr, c
   PetscCallMPI(MPI_Comm_size(comm, &size));
   mine = ierr ? rank : size;
   PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-  PetscCall(ierr);
-  PetscCheck(first == size, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: %s failed on process %d (see its error)", what, (int)first);
-  PetscFunctionReturn(0);
+  if (first == size) PetscFunctionReturn(0);
+  { /* every process reports the reason: the first failing process's message */
+    char        msg[512] = "";
+    PetscMPIInt code     = (PetscMPIInt)ierr;
+    if (rank == first) {
+      const char *text = NULL, *specific = NULL;
+      PetscDiagErrorMessage(ierr, &text, &specific);
+      PetscCall(PetscStrncpy(msg, specific ? specific : (text ? text : ""), sizeof(msg)));
+    }
+    PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, first, comm));
+    PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, first, comm));
+    PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "diag: %s failed on process %d: %s", what, (int)first, msg);
+  }
 }
 
 /* The bytes a process may give to one matrix's storage unless
@@ -93,9 +104,9 @@ static PetscReal MatDiagDefaultMaxBytes(void)
   return bytes > 0 ? bytes : PETSC_MAX_REAL;
 }
 
-/* Below this many bytes a matrix is never refused for its fill: small
+/* Below this many bytes (per process) a matrix is never refused for its fill: small
    matrices with scattered entries are cheap in any format. */
-static const PetscReal kFillFloorBytes = 64.0 * 1024 * 1024;
+static const PetscReal kFillFloorBytes = 256.0 * 1024 * 1024;
 
 /* Refuses, before anything is allocated, a structure of c.ndiag diagonals
    holding c.nstored entries on this process: more diagonals than
@@ -536,7 +547,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
   PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
   PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
   PetscCall(PetscOptionsReal("-mat_diag_max_bytes", "Most bytes the storage of a process may take (-1: the memory the process can get)", "MATDIAG", a->max_bytes, &a->max_bytes, NULL));
-  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Most stored entries per entry set (matrices over 64 MiB per process)", "MATDIAG", a->max_fill, &a->max_fill, NULL));
+  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Most stored entries per entry set (storage over 256 MiB per process)", "MATDIAG", a->max_fill, &a->max_fill, NULL));
   PetscCheck(a->max_diagonals >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_diagonals %" PetscInt_FMT " is negative", a->max_diagonals);
   PetscCheck(a->max_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_fill %g is less than 1", (double)a->max_fill);
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */

@@ -188,14 +188,12 @@ PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
   if (vmap == map) PetscFunctionReturn(0);
   /* the ownership ranges of every process, which every process holds: all
      come to the same verdict, so that none goes on alone into a collective step */
-  PetscMPIInt size;
+  PetscMPIInt size, vsize;
   PetscCallMPI(MPI_Comm_size(map->comm, &size));
+  PetscCallMPI(MPI_Comm_size(vmap->comm, &vsize));
+  PetscCheck(vsize == size, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "diag: vector %s lives on %d processes, the matrix on %d", name, (int)vsize, (int)size);
   PetscBool same = (vmap->N == map->N && vmap->n == map->n) ? PETSC_TRUE : PETSC_FALSE;
-  if (same && vmap->range && map->range) {
-    PetscMPIInt vsize;
-    PetscCallMPI(MPI_Comm_size(vmap->comm, &vsize));
-    same = (vsize == size && std::equal(map->range, map->range + size + 1, vmap->range)) ? PETSC_TRUE : PETSC_FALSE;
-  }
+  if (same && vmap->range && map->range) same = std::equal(map->range, map->range + size + 1, vmap->range) ? PETSC_TRUE : PETSC_FALSE;
   if (!same && vmap->N == map->N && vmap->range && map->range) { /* name a process whose part differs */
     for (PetscMPIInt p = 0; p < size; p++)
       PetscCheck(vmap->range[p + 1] - vmap->range[p] == map->range[p + 1] - map->range[p], PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
