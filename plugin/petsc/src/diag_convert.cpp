@@ -93,10 +93,10 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(B, newtype));
-  PetscCall(MatDiagSetFromOptionsOnly_Private(B)); /* not MatSetFromOptions: -mat_type must not turn B into another type */
-  { /* a refused conversion (e.g. too many diagonals) leaves no half-built matrix */
-    PetscErrorCode ierr = MatDiagFillFrom(A, B);
+  { /* a refused conversion (a bad option, too many diagonals) leaves no half-built matrix */
+    PetscErrorCode ierr = MatSetType(B, newtype);
+    if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(B); /* not MatSetFromOptions: -mat_type must not turn B into another type */
+    if (!ierr) ierr = MatDiagFillFrom(A, B);
     if (ierr) {
       PetscCall(MatDestroy(&B));
       PetscCall(ierr);
@@ -390,11 +390,15 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &aij));
-  if (sizes_set) PetscCall(MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(aij, MATAIJ));
-  PetscCall(MatLoad(aij, viewer));
-  if (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0) PetscCall(MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N));
-  PetscCall(MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A));
-  PetscCall(MatDestroy(&aij));
+  { /* a file MatLoad refuses leaves no aij matrix behind */
+    PetscErrorCode ierr = 0;
+    if (sizes_set) ierr = MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N);
+    if (!ierr) ierr = MatSetType(aij, MATAIJ);
+    if (!ierr) ierr = MatLoad(aij, viewer);
+    if (!ierr && (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0)) ierr = MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N);
+    if (!ierr) ierr = MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+  }
   PetscFunctionReturn(0);
 }
