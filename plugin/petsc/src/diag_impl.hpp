@@ -180,6 +180,8 @@ struct Mat_Diag {
 PETSC_INTERN PetscErrorCode MatCreate_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSetLayout_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagReplaceStorage_Private(Mat, Hm &&);
+
+/* diag_checks.cpp: argument checks, agreement on errors, the memory budget */
 PETSC_INTERN PetscErrorCode MatDiagCheckCount_Private(Mat, Index);
 PETSC_INTERN PetscErrorCode MatDiagCheckCountAll_Private(Mat, Index);
 PETSC_INTERN PetscErrorCode MatDiagCheckBudget_Private(Mat, pdiag::StorageCount, PetscInt64);
@@ -317,12 +319,14 @@ static inline void MatDiagValuesChanged(Mat_Diag *a)
   if (a->dev.mask != PETSC_OFFLOAD_UNALLOCATED) a->dev.mask = PETSC_OFFLOAD_CPU;
 }
 
-/* diag_mult.cpp */
-PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
-PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
+/* diag_checks.cpp: vector and row arguments */
 PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);
 PETSC_INTERN PetscErrorCode MatDiagCheckOptionalVec_Private(Vec, PetscLayout, const char *);
 PETSC_INTERN PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat, PetscInt, const PetscInt[], Vec, Vec, const char *);
+
+/* diag_mult.cpp */
+PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
+PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);

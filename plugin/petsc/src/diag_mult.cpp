@@ -9,10 +9,6 @@
    rows reach (a work vector over all of them) and reverse-scatter. */
 #include "diag_impl.hpp"
 
-#include <petsc/private/vecimpl.h>
-
-#include <algorithm>
-
 #include "pdiag/cpu.hpp"
 
 namespace {
@@ -176,70 +172,6 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
    MatMultTransposeAdd only the global ones: check both, so that a wrong
    vector errors on every process instead of leaving the others in the
    ghost exchange, and is never read or written out of bounds. */
-PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
-{
-  PetscFunctionBegin;
-  /* every operation of diag that takes a vector checks it here: PETSc's own
-     checks of NULL and of sizes are compiled out of optimized builds, or
-     missing (MatGetDiagonal, MatZeroRows' x and b) */
-  PetscCheck(v, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: vector %s is NULL", name);
-  PetscCheck(((PetscObject)v)->classid == VEC_CLASSID, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: %s is not a vector", name);
-  const PetscLayout vmap = v->map;
-  if (vmap == map) PetscFunctionReturn(0);
-  /* the ownership ranges of every process, which every process holds: all
-     come to the same verdict, so that none goes on alone into a collective step */
-  PetscMPIInt size, vsize;
-  PetscCallMPI(MPI_Comm_size(map->comm, &size));
-  PetscCallMPI(MPI_Comm_size(vmap->comm, &vsize));
-  PetscCheck(vsize == size, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "diag: vector %s lives on %d processes, the matrix on %d", name, (int)vsize, (int)size);
-  PetscBool same = (vmap->N == map->N && vmap->n == map->n) ? PETSC_TRUE : PETSC_FALSE;
-  if (same && vmap->range && map->range) same = std::equal(map->range, map->range + size + 1, vmap->range) ? PETSC_TRUE : PETSC_FALSE;
-  if (!same && vmap->N == map->N && vmap->range && map->range) { /* name a process whose part differs */
-    for (PetscMPIInt p = 0; p < size; p++)
-      PetscCheck(vmap->range[p + 1] - vmap->range[p] == map->range[p + 1] - map->range[p], PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-                 "diag: vector %s has %" PetscInt_FMT " entries on process %d, the matrix needs %" PetscInt_FMT " (global size %" PetscInt_FMT ")", name, vmap->range[p + 1] - vmap->range[p], (int)p,
-                 map->range[p + 1] - map->range[p], map->N);
-  }
-  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: vector %s has local size %" PetscInt_FMT " and global size %" PetscInt_FMT ", the matrix needs %" PetscInt_FMT " and %" PetscInt_FMT, name, vmap->n, vmap->N, map->n, map->N);
-  PetscFunctionReturn(0);
-}
-
-/* The same for a vector that may be NULL (MatZeroRows' x and b, MatDiagonalScale's l and r). */
-PetscErrorCode MatDiagCheckOptionalVec_Private(Vec v, PetscLayout map, const char *name)
-{
-  PetscFunctionBegin;
-  if (v) PetscCall(MatDiagCheckVec_Private(v, map, name));
-  PetscFunctionReturn(0);
-}
-
-/* The rows of this process's part of a collective call (MatZeroRows,
-   MatZeroRowsColumns): NULL and out-of-range rows. */
-static PetscErrorCode MatDiagCheckRows(Mat A, PetscInt n, const PetscInt rows[], const char *fn)
-{
-  PetscFunctionBegin;
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: %s got a negative number of rows %" PetscInt_FMT, fn, n);
-  PetscCheck(!n || rows, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: %s got %" PetscInt_FMT " rows and a NULL array of row indices", fn, n);
-  for (PetscInt r = 0; r < n; r++)
-    PetscCheck(rows[r] >= 0 && rows[r] < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: %s row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", fn, rows[r], A->rmap->N);
-  PetscFunctionReturn(0);
-}
-
-/* The arguments of MatZeroRows-like operations: each process checks its
-   rows, then all agree (a process with a bad row would otherwise leave the
-   others waiting in the operation's collective steps); x has the column
-   layout, b the row layout. Collective. */
-PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat A, PetscInt n, const PetscInt rows[], Vec x, Vec b, const char *fn)
-{
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  ierr = MatDiagCheckRows(A, n, rows, fn); /* reported by the error handler as it is raised */
-  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, fn));
-  PetscCall(MatDiagCheckOptionalVec_Private(x, A->cmap, "x of MatZeroRows()"));
-  PetscCall(MatDiagCheckOptionalVec_Private(b, A->rmap, "b of MatZeroRows()"));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
