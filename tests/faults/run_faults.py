@@ -206,13 +206,26 @@ def main():
         junk = os.path.join(args.work, "junk.bin")
         with open(junk, "wb") as f:
             f.write(struct.pack(">iiii", MAT_CLASSID, 5, 5, 7) + b"\x01" * 40)
+        badcol = os.path.join(args.work, "badcol.bin")
+        with open(badcol, "wb") as f:
+            f.write(petsc_binary(3, 3, [2, 2, 1], [0, 1, 1, 7, 2], [4.0, -1.0, 4.0, -1.0, 4.0]))
+        good = os.path.join(args.work, "good.bin")
+        with open(good, "wb") as f:  # the tridiagonal matrix of fault_driver's NewTri, n = 4
+            n, rl, cols, vals = 4, [], [], []
+            for i in range(n):
+                row = ([(i - 1, -1.0 - 0.01 * i)] if i > 0 else []) + [(i, 4.0 + 0.1 * i)] + ([(i + 1, -1.5)] if i < n - 1 else [])
+                rl.append(len(row))
+                cols += [j for j, _ in row]
+                vals += [v for _, v in row]
+            f.write(petsc_binary(n, n, rl, cols, vals))
         for line in listing:
             if not line.strip():
                 continue
             name, expect, *nps = line.split()
             if str(args.np) not in nps or (args.only and args.only not in name):
                 continue
-            rc, out, secs, hung = run(mpi + [args.driver, "-case", name, "-junk_file", junk] + opts, args.timeout, gb)
+            files = ["-junk_file", junk, "-badcol_file", badcol, "-good_file", good]
+            rc, out, secs, hung = run(mpi + [args.driver, "-case", name] + files + opts, args.timeout, gb)
             verdict, why = judge_api(name, expect, args.np, rc, out, hung)
             results.append({"case": name, "np": args.np, "expect": expect, "verdict": verdict, "why": why, "seconds": round(secs, 2), "output": out if verdict != "ok" else ""})
     else:

@@ -6,6 +6,9 @@
 
 #include "pdiag/ops.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* Collects the local rows of any assembled matrix as COO triplets (global
    indices). Dense sources drop exact zeros: their rows list every column. */
 static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vector<Index> *rows, std::vector<Index> *cols, std::vector<PetscScalar> *vals)
@@ -380,6 +383,68 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
   PetscFunctionReturn(0);
 }
 
+/* The sparse matrix at the current position of a binary viewer, checked
+   on the first process before PETSc's aij loader reads it (it trusts the
+   file: a column out of range is written out of bounds, row lengths that do
+   not add up leave it returning an error with its buffers leaked): class id,
+   sizes, row lengths in [0, N) adding up to the count, the bytes they imply
+   against the file size, columns in [0, N). The position is put back. */
+static PetscErrorCode MatDiagCheckBinaryMatrix(int fd)
+{
+  PetscInt hdr[4], count;
+
+  PetscFunctionBegin;
+  const off_t pos = lseek(fd, 0, SEEK_CUR);
+  struct stat st;
+  PetscCheck(pos >= 0 && fstat(fd, &st) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "diag: MatLoad() cannot position in the file");
+  PetscCall(PetscBinaryRead(fd, hdr, 4, &count, PETSC_INT));
+  PetscCheck(count == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the file ends inside the matrix header");
+  PetscCheck(hdr[0] == MAT_FILE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): not a matrix next in the file (class id %" PetscInt_FMT ")", hdr[0]);
+  const PetscInt M = hdr[1], N = hdr[2], nz = hdr[3];
+  PetscCheck(M >= 0 && N >= 0 && nz >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the header declares a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " entries", M, N, nz);
+  const double need = (double)(M + nz) * sizeof(PetscInt) + (double)nz * sizeof(PetscScalar), left = (double)st.st_size - (double)pos - 4.0 * sizeof(PetscInt);
+  PetscCheck(need <= left, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " entries takes %.0f bytes, the file has %.0f left", M, N, nz, need, left);
+  std::vector<PetscInt> rowlens, cols;
+  PetscCallCXX(rowlens.resize((std::size_t)M));
+  PetscCall(PetscBinaryRead(fd, rowlens.data(), M, &count, PETSC_INT));
+  PetscInt64 sum = 0;
+  for (PetscInt r = 0; r < M; r++) {
+    PetscCheck(rowlens[(std::size_t)r] >= 0 && rowlens[(std::size_t)r] <= N, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): row %" PetscInt_FMT " has length %" PetscInt_FMT, r, rowlens[(std::size_t)r]);
+    sum += rowlens[(std::size_t)r];
+  }
+  PetscCheck(sum == nz, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the row lengths add up to %" PetscInt64_FMT " entries, the header declares %" PetscInt_FMT, sum, nz);
+  for (PetscInt64 done = 0; done < nz;) { /* the column indices, in chunks */
+    const PetscInt chunk = (PetscInt)PetscMin((PetscInt64)(1 << 20), (PetscInt64)nz - done);
+    PetscCallCXX(cols.resize((std::size_t)chunk));
+    PetscCall(PetscBinaryRead(fd, cols.data(), chunk, &count, PETSC_INT));
+    for (PetscInt k = 0; k < chunk; k++) PetscCheck(cols[(std::size_t)k] >= 0 && cols[(std::size_t)k] < N, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): column index %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", cols[(std::size_t)k], N);
+    done += chunk;
+  }
+  PetscCheck(lseek(fd, pos, SEEK_SET) == pos, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "diag: MatLoad() cannot position in the file");
+  PetscFunctionReturn(0);
+}
+
+/* The same from the viewer: binary viewers without MPI-IO, read on the
+   first process; every process learns the verdict. Collective. */
+static PetscErrorCode MatDiagCheckBinaryViewer(Mat A, PetscViewer viewer)
+{
+  PetscBool   binary, mpiio = PETSC_FALSE;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERBINARY, &binary));
+  if (!binary) PetscFunctionReturn(0);
+  PetscCall(PetscViewerBinaryGetUseMPIIO(viewer, &mpiio));
+  if (mpiio) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
+  PetscErrorCode ierr = 0;
+  int            fd   = -1;
+  PetscCall(PetscViewerBinaryGetDescriptor(viewer, &fd)); /* collective: it may set the viewer up */
+  if (rank == 0) ierr = MatDiagCheckBinaryMatrix(fd); /* reported by the error handler as it is raised */
+  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatLoad()"));
+  PetscFunctionReturn(0);
+}
+
 /* MatLoad: reads the standard aij file and fills A with it in place, so
    that A keeps its name, options prefix, DM and local-to-global mapping, as
    after aij's MatLoad (replacing A's header would lose them). */
@@ -389,6 +454,7 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
   PetscBool sizes_set = (A->rmap->n >= 0 || A->rmap->N >= 0) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagCheckBinaryViewer(A, viewer));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &aij));
   { /* a file MatLoad refuses leaves no aij matrix behind */
     PetscErrorCode ierr = 0;
