@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The test command: installs, builds, and runs every test through ctest,
 # against each PETSc version in turn (DESIGN §8):
-#   3.18  Debian's petsc-dev, in build/ (BUILD_DIR overrides)
+#   3.18  Debian's petsc-dev, in build/ (BUILD_DIR overrides); also the
+#         Trilinos adapter (DIAG_TRILINOS=AUTO: Debian's Trilinos 13.2)
 #   3.25  PETSc 3.25 from scripts/petsc-3.25.sh (/opt/petsc-3.25, unpacked
 #         from the cache ../shared/petsc-3.25 on this project's machines), in
-#         build-3.25/; skipped with a notice when it is not available
+#         build-3.25/, without the Trilinos adapter (it does not use PETSc);
+#         skipped with a notice when it is not available
 # PETSC_DIR=<prefix> instead tests against that PETSc alone (in build/).
 # GPU tests report themselves skipped on a machine without a CUDA device.
 # PETSC_VERSIONS="3.18" (or "3.25") runs one; extra arguments go to ctest.
@@ -48,6 +50,9 @@ for version in $versions; do
         extra=(-DDIAG_PETSC_EXAMPLES="$BUILD/petsc-src/src")
       fi
     fi
+    # The Trilinos adapter does not use PETSc and both builds use the same
+    # OpenMPI: it is built and tested once, in the PETSc 3.18 build.
+    extra+=(-DDIAG_TRILINOS=OFF)
     PETSC_DIR=$PREFIX BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh" ${extra[@]+"${extra[@]}"}
     ;;
   *)

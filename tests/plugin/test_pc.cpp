@@ -36,6 +36,7 @@ namespace {
 
 /* -gpu: the matrix types with their values and vectors on the GPU */
 bool g_gpu = false;
+bool g_verbose = false; /* -verbose: each case's PC, outcome, iterations and true residuals */
 
 MatType AijType() { return g_gpu ? MATAIJCUSPARSE : MATAIJ; }
 MatType DiagType() { return g_gpu ? MATDIAGCUDA : MATDIAG; }
@@ -46,10 +47,12 @@ struct Problem {
   bool        from_file = false;             /* ill-conditioned: rounding moves long iteration counts */
   DM          da  = nullptr;           /* for the DMDA problems (multigrid) */
   Mat         aij = nullptr, diag = nullptr;
+  Mat         aij_host = nullptr;      /* -gpu: aij on the host, the reference where aijcusparse fails */
+  DM          da_host  = nullptr;      /* -gpu: the DMDA with host vectors, for aij_host's multigrid */
 };
 
-/* The 7-point Laplacian on a DMDA n^3 (identity rows on the boundary, as
-   the solvers do), or the upwind convection-diffusion on n^2 with
+/* The 7-point Laplacian on a DMDA n^3 (identity rows on the boundary,
+   boundary values eliminated from the interior rows: symmetric), or the upwind convection-diffusion on n^2 with
    velocity (30, 15): assembled point by point into a DMCreateMatrix
    matrix of the given type. */
 PetscErrorCode AssembleStencil(DM da, bool convection, Mat M)
@@ -75,7 +78,11 @@ PetscErrorCode AssembleStencil(DM da, bool convection, Mat M)
           const PetscInt    di[6] = {-1, 1, 0, 0, 0, 0}, dj[6] = {0, 0, -1, 1, 0, 0}, dk[6] = {0, 0, 0, 0, -1, 1};
           const PetscScalar up[6] = {-h * bx, 0, -h * by, 0, 0, 0};
           for (PetscInt q = 0; q < 2 * dim; q++) {
-            col[n] = {k + dk[q], j + dj[q], i + di[q], 0};
+            const PetscInt ni = i + di[q], nj = j + dj[q], nk = k + dk[q];
+            const bool     on_boundary = ni == 0 || nj == 0 || ni == info.mx - 1 || nj == info.my - 1 || (dim == 3 && (nk == 0 || nk == info.mz - 1));
+            /* Poisson: the boundary values are eliminated (no coupling to a boundary row), so the operator is symmetric for CG */
+            if (!convection && on_boundary) continue;
+            col[n] = {nk, nj, ni, 0};
             v[n++] = -1.0 + (convection ? up[q] : 0.0);
           }
         }
@@ -167,7 +174,7 @@ std::vector<Config> Configs()
     {"redundant", "-pc_type redundant"},
     {"redistribute", "-pc_type redistribute -redistribute_ksp_type preonly -redistribute_pc_type bjacobi"},
     {"tfs", "-pc_type tfs"},
-    {"kaczmarz", "-pc_type kaczmarz"},
+    {"kaczmarz", "-pc_type kaczmarz -ksp_type gmres"}, /* not a symmetric PC: CG would stagnate or not by rounding */
     {"chebyshev jacobi", "-ksp_type chebyshev -pc_type jacobi -ksp_max_it 400", true},
     {"mg galerkin sor", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type sor"},
     {"mg galerkin jacobi", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type jacobi"},
@@ -214,7 +221,7 @@ PetscErrorCode MakeKSP(const Problem &p, Mat M, const Config &c, const char *pre
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
   PetscCall(KSPSetOperators(*ksp, M, M));
   if (p.da) {
-    PetscCall(KSPSetDM(*ksp, p.da));
+    PetscCall(KSPSetDM(*ksp, M == p.aij_host ? p.da_host : p.da));
     PetscCall(KSPSetDMInactive(*ksp));
   }
   PetscCall(KSPSetType(*ksp, p.spd ? KSPCG : KSPGMRES));
@@ -256,6 +263,7 @@ struct Outcome {
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
   PetscInt           its    = -1;
   Vec                x      = nullptr;
+  PetscReal          residual = -1; /* ||b - A x|| / ||b|| of the solution */
 };
 
 PetscErrorCode SolveOnce(const Problem &p, Mat M, const Config &c, const char *prefix, Vec b, Outcome *o)
@@ -271,18 +279,49 @@ PetscErrorCode SolveOnce(const Problem &p, Mat M, const Config &c, const char *p
   PetscCall(PetscPopErrorHandler());
   if (o->error) o->message = LastMessage();
   else {
+    Vec       r;
+    PetscReal nb;
     PetscCall(KSPGetConvergedReason(ksp, &o->reason));
     PetscCall(KSPGetIterationNumber(ksp, &o->its));
     PetscCall(PCDescription(ksp, &o->pc));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(MatMult(M, o->x, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &o->residual));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    o->residual /= nb;
+    PetscCall(VecDestroy(&r));
   }
   PetscCall(KSPDestroy(&ksp));
   for (const std::string &name : OptionNames(c, prefix)) PetscCall(PetscOptionsClearValue(NULL, name.c_str()));
   PetscFunctionReturn(0);
 }
 
+/* ||x - y|| / ||y|| for vectors of any types (a CUDA and a host vector) */
+PetscErrorCode RelativeDifference(Vec x, Vec y, PetscReal *rel)
+{
+  const PetscScalar *xa, *ya;
+  PetscInt           n;
+  PetscReal          local[2] = {0, 0}, sum[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(y, &ya));
+  for (PetscInt i = 0; i < n; i++) {
+    local[0] += PetscRealPart((xa[i] - ya[i]) * PetscConj(xa[i] - ya[i]));
+    local[1] += PetscRealPart(ya[i] * PetscConj(ya[i]));
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(MPIU_Allreduce(local, sum, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  *rel = PetscSqrtReal(sum[0]) / PetscSqrtReal(sum[1]);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode Compare(const Problem &p, const Config &c)
 {
-  Vec     b;
+  Vec     b, b_host = NULL;
   Outcome ra, rd;
 
   PetscFunctionBeginUser;
@@ -291,6 +330,22 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
   PetscCall(VecSet(b, 1.0));
   PetscCall(SolveOnce(p, p.aij, c, "aij_", b, &ra));
   PetscCall(SolveOnce(p, p.diag, c, "diag_", b, &rd));
+  /* a converged solution is right when its true residual is small (the solves ask for 1e-9) */
+  const PetscReal right = 1e-4;
+  if (g_gpu && (ra.error || (ra.reason > 0 && !(ra.residual <= right)))) {
+    /* aijcusparse stops where aij runs (PETSc 3.18: TFS takes mpiaij only;
+       PCMG's Galerkin product of mpiaijcusparse with an mpiaij interpolation
+       has no symbolic phase) or "converges" to a wrong answer (PETSc 3.18's
+       GASM with CUDA vectors returns x = 0 after 0 iterations): the
+       reference is then aij on the host, with host vectors */
+    if (ra.error) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "note [%s]: aijcusparse stops (%s): aij on the host is the reference\n", cs.c_str(), ra.message.c_str()));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "note [%s]: aijcusparse reports %s after %d iterations with true residual %.1e: aij on the host is the reference\n", cs.c_str(), KSPConvergedReasons[ra.reason], (int)ra.its, (double)ra.residual));
+    PetscCall(VecDestroy(&ra.x));
+    ra = Outcome();
+    PetscCall(MatCreateVecs(p.aij_host, NULL, &b_host));
+    PetscCall(VecSet(b_host, 1.0));
+    PetscCall(SolveOnce(p, p.aij_host, c, "aij_", b_host, &ra));
+  }
   if (ra.error) {
     /* aij cannot run it (a package or a PC this PETSc lacks for this case): diag must refuse too, cleanly */
     PetscCall(Record(rd.error != 0, cs, "aij stops, so must diag", Fmt("aij: %s", ra.message.c_str())));
@@ -299,20 +354,25 @@ PetscErrorCode Compare(const Problem &p, const Config &c)
     if (!rd.error) {
       PetscCall(Record(ra.pc == rd.pc, cs, "the same PC runs", Fmt("aij %s, diag %s", ra.pc.c_str(), rd.pc.c_str())));
       PetscCall(Record((ra.reason > 0) == (rd.reason > 0), cs, "the same outcome", Fmt("aij %s, diag %s", KSPConvergedReasons[ra.reason], KSPConvergedReasons[rd.reason])));
-      const PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / 50) : c.slack;
+      /* on the GPU cuSPARSE sums rows in another order than diag: long CG runs on the ill-conditioned files move more */
+      PetscInt slack = p.from_file ? PetscMax(c.slack, ra.its / (g_gpu ? 20 : 50)) : c.slack;
+      if (g_gpu) slack = PetscMax(slack, ra.its / 100); /* and long GMRES runs (kaczmarz: ~900) by a few */
       PetscCall(Record(PetscAbsInt(ra.its - rd.its) <= slack, cs, "iterations", Fmt("aij %d, diag %d", (int)ra.its, (int)rd.its)));
       if (ra.reason > 0 && rd.reason > 0) {
-        PetscReal nx, ndiff;
-        PetscCall(VecNorm(ra.x, NORM_2, &nx));
-        PetscCall(VecAXPY(rd.x, -1.0, ra.x));
-        PetscCall(VecNorm(rd.x, NORM_2, &ndiff));
-        PetscCall(Record(ndiff <= 1e-5 * nx, cs, "solutions agree", Fmt("relative difference %.2e", (double)(ndiff / nx))));
+        PetscReal rel = PETSC_MAX_REAL;
+        PetscCall(RelativeDifference(rd.x, ra.x, &rel));
+        PetscCall(Record(rel <= 1e-5, cs, "solutions agree", Fmt("relative difference %.2e", (double)rel)));
+        PetscCall(Record(rd.residual <= right, cs, "a right solution", Fmt("true residual %.1e", (double)rd.residual)));
       }
     }
   }
+  if (g_verbose)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "[%s] aij %s %s %d its residual %.1e | diag %s %s %d its residual %.1e\n", cs.c_str(), ra.pc.c_str(), ra.error ? "error" : KSPConvergedReasons[ra.reason], (int)ra.its, (double)ra.residual, rd.pc.c_str(), rd.error ? "error" : KSPConvergedReasons[rd.reason], (int)rd.its,
+                          (double)rd.residual));
   PetscCall(VecDestroy(&ra.x));
   PetscCall(VecDestroy(&rd.x));
   PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&b_host));
   PetscFunctionReturn(0);
 }
 
@@ -330,6 +390,8 @@ int main(int argc, char **argv)
     PetscBool gpu = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
     g_gpu = gpu;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-verbose", &gpu, NULL));
+    g_verbose = gpu;
   }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
@@ -346,6 +408,15 @@ int main(int argc, char **argv)
       PetscCall(FileProblem(path, std::string("suitesparse ") + f.first, f.second, &problems.back()));
     }
   }
+  if (g_gpu)
+    for (Problem &p : problems) {
+      PetscCall(MatConvert(p.aij, MATAIJ, MAT_INITIAL_MATRIX, &p.aij_host));
+      if (p.da) {
+        PetscCall(DMClone(p.da, &p.da_host));
+        PetscCall(DMSetVecType(p.da_host, VECSTANDARD));
+        PetscCall(DMSetMatType(p.da_host, MATAIJ));
+      }
+    }
   for (const Problem &p : problems) { /* blocks of 2 and 1 rows for vpbjacobi (used by no other PC) */
     PetscInt m;
     PetscCall(MatGetLocalSize(p.aij, &m, NULL));
@@ -355,20 +426,27 @@ int main(int argc, char **argv)
       sizes.push_back(bs);
       r += bs;
     }
-    for (Mat M : {p.aij, p.diag}) PetscCall(MatSetVariableBlockSizes(M, (PetscInt)sizes.size(), sizes.data()));
+    for (Mat M : {p.aij, p.diag, p.aij_host})
+      if (M) PetscCall(MatSetVariableBlockSizes(M, (PetscInt)sizes.size(), sizes.data()));
   }
   for (const Problem &p : problems)
     for (const Config &c : Configs()) {
       if ((c.spd_only && !p.spd) || (c.seq_only && g_size > 1) || (c.parallel_only && g_size == 1) || (c.needs_dmda && !p.da)) continue;
       if (!only(p.name + " / " + c.name)) continue;
+      /* PETSc 3.18's PCREDISTRIBUTE with CUDA vectors returns a wrong
+         solution whatever the matrix (aijcusparse and diag alike, true
+         residual 0.4-0.7); fixed in 3.25, where this case runs */
+      if (g_gpu && c.name == "redistribute" && PETSC_VERSION_LT(3, 25, 0)) continue;
       /* TFS runs on 2^k processes only (aij stops with "only 2^k", or crashes in PETSc on a nonsymmetric operator) */
       if (c.name == "tfs" && (g_size & (g_size - 1))) continue;
       Run(p.name + " / " + c.name, "solve", [&] { return Compare(p, c); });
     }
   for (Problem &p : problems) {
     PetscCall(MatDestroy(&p.aij));
+    PetscCall(MatDestroy(&p.aij_host));
     PetscCall(MatDestroy(&p.diag));
     PetscCall(DMDestroy(&p.da));
+    PetscCall(DMDestroy(&p.da_host));
   }
   PetscCall(Summary(&code));
   PetscCall(PetscFinalize());

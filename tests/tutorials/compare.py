@@ -27,17 +27,23 @@ def run(args, opts):
 
 
 LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." lines of the MPI launcher
+LAUNCHER_CONTINUATION = re.compile(r"^\s+(dlopen error|Perhaps a missing symbol|compiled for a different version)")
 
 
 def words(text):
     """The output's words, without the blocks describing the matrix (a
     KSPView names the matrix type and its storage, which differ by design)
     and without the MPI launcher's own messages."""
-    kept, skip_indent = [], None
+    kept, skip_indent, after_launcher = [], None, False
     for line in text.splitlines():
         if LAUNCHER_NOISE.match(line):
-            skip_indent = 0  # with its indented continuation lines
+            after_launcher = True
             continue
+        # its continuation lines ("    dlopen error: ...", "    Perhaps a missing
+        # symbol ..."), but not the program's own indented lines that follow
+        if after_launcher and LAUNCHER_CONTINUATION.match(line):
+            continue
+        after_launcher = False
         indent = len(line) - len(line.lstrip())
         if skip_indent is not None:
             if indent > skip_indent:
