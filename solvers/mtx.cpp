@@ -175,6 +175,14 @@ bool ParseReal(const std::string &s, double *v)
   return end && *end == '\0' && !s.empty();
 }
 
+/* An integer value of an integer file: digits with an optional sign, no
+   point or exponent ("1.5" and "2e3" are refused). */
+bool IsIntegerValue(const std::string &s)
+{
+  long long v;
+  return ParseInt(s, &v);
+}
+
 std::string Lower(std::string s)
 {
   for (char &c : s) c = (char)std::tolower((unsigned char)c);
@@ -199,8 +207,60 @@ bool CheckValue(const std::string &tok, long line, double *v, Problem *p)
   return true;
 }
 
+/* Lines longer than this are refused: a text file of entries has short
+   lines, and a file without newlines (binary junk, zeros) would otherwise
+   be read into memory whole. */
+constexpr std::size_t kMaxLine = 1 << 20;
+
+/* std::getline with a length limit: false at the end of the file, or with
+   *too_long set when a line exceeds kMaxLine. in.eof() afterwards tells a
+   last line without a newline, as after std::getline. */
+bool GetLine(std::istream &in, std::string &s, bool *too_long)
+{
+  s.clear();
+  *too_long = false;
+  std::streambuf *buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !s.empty();
+    }
+    if (c == '\n') return true;
+    if (s.size() >= kMaxLine) {
+      *too_long = true;
+      return false;
+    }
+    s.push_back((char)c);
+  }
+}
+
+/* Only regular files are read: a device (/dev/zero), a pipe or a directory
+   would be read forever, block or fail obscurely. *bytes: its size. */
+bool RegularFile(const char *path, long long *bytes, Problem *p)
+{
+  std::error_code ec;
+  const auto      st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    *p = {0, "cannot open the file: " + (ec ? ec.message() : std::string("no such file"))};
+    return false;
+  }
+  if (!std::filesystem::is_regular_file(st)) {
+    *p = {0, "not a regular file (a device, pipe or directory): only matrix files are read"};
+    return false;
+  }
+  *bytes = (long long)std::filesystem::file_size(path, ec);
+  if (ec) {
+    *p = {0, "cannot read the size of the file: " + ec.message()};
+    return false;
+  }
+  return true;
+}
+
 bool PreCheck(const char *path, MMHeader *h, Problem *p)
 {
+  long long file_bytes;
+  if (!RegularFile(path, &file_bytes, p)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *p = {0, std::string("cannot open the file: ") + std::strerror(errno)};
@@ -208,9 +268,15 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
   }
   std::string s;
   long        line = 0;
+  bool        too_long = false;
+  auto        next_line = [&]() {
+    const bool got = GetLine(in, s, &too_long);
+    if (too_long) *p = {line + 1, Fmt("line longer than %zu bytes: not a Matrix Market file (binary data? then add -binary)", kMaxLine)};
+    return got;
+  };
   /* header */
-  if (!std::getline(in, s)) {
-    *p = {1, "empty file: no Matrix Market header"};
+  if (!next_line()) {
+    if (!too_long) *p = {1, "empty file: no Matrix Market header"};
     return false;
   }
   line = 1;
@@ -258,13 +324,14 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
 
   /* size line: the first line that is neither a comment nor blank */
   std::vector<std::string> sz;
-  while (std::getline(in, s)) {
+  while (next_line()) {
     line++;
     if (!s.empty() && s.back() == '\r') s.pop_back();
     if (!s.empty() && s[0] == '%') continue;
     sz = Split(s);
     if (!sz.empty()) break;
   }
+  if (too_long) return false;
   if (sz.empty()) {
     *p = {line + 1, "truncated: the file ends before the size line"};
     return false;
@@ -313,7 +380,12 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
       return false;
     }
     long long count = 0;
-    while (std::getline(in, s)) {
+    /* each value takes 2 bytes at least: a file too short for its size line is refused before reading on */
+    if (expect > file_bytes / 2 + 1) {
+      *p = {line, Fmt("the size line declares a %lld x %lld array (%lld values), more than a file of %lld bytes can hold", h->M, h->N, expect, file_bytes)};
+      return false;
+    }
+    while (next_line()) {
       line++;
       if (!s.empty() && s[0] == '%') continue;
       for (const std::string &tok : Split(s)) {
@@ -323,9 +395,14 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
           return false;
         }
         if (!CheckValue(tok, line, &x, p)) return false;
+        if (h->field == "integer" && !IsIntegerValue(tok)) {
+          *p = {line, "value '" + Printable(tok) + "' is not an integer (the header says integer)"};
+          return false;
+        }
         count++;
       }
     }
+    if (too_long) return false;
     if (count < expect) {
       *p = {line + 1, Fmt("truncated: the file ends after %lld of the %lld values of a %s %lld x %lld array", count, expect, h->symmetry.c_str(), h->M, h->N)};
       return false;
@@ -336,7 +413,13 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
   const char       *fields = want == 2 ? "row col" : "row col value";
   long long         count = 0;
   long              upper_line = 0, lower_line = 0;
-  while (std::getline(in, s)) {
+  /* an entry takes 4 bytes at least ("1 1\n"): a size line declaring more
+     than the file can hold is refused before reading on */
+  if (h->nnz > file_bytes / 4 + 1) {
+    *p = {line, Fmt("the size line declares %lld entries, more than a file of %lld bytes can hold", h->nnz, file_bytes)};
+    return false;
+  }
+  while (next_line()) {
     line++;
     const bool no_newline = in.eof(); /* the last line, cut short? */
     if (!s.empty() && s.back() == '\r') s.pop_back();
@@ -371,6 +454,10 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
     }
     double x = 1;
     if (want == 3 && !CheckValue(t[2], line, &x, p)) return false;
+    if (want == 3 && h->field == "integer" && !IsIntegerValue(t[2])) {
+      *p = {line, "value '" + Printable(t[2]) + "' is not an integer (the header says integer)"};
+      return false;
+    }
     if (sym || skew) {
       if (i < j && !upper_line) upper_line = line;
       if (i > j && !lower_line) lower_line = line;
@@ -385,8 +472,19 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
     }
     count++;
   }
+  if (too_long) return false;
   if (count < h->nnz) {
     *p = {line + 1, Fmt("truncated: the file ends after %lld of the %lld entries declared on the size line (line %ld)", count, h->nnz, h->size_line)};
+    return false;
+  }
+  /* The sizes against the entries read, before anything is allocated for
+     them (CHOLMOD and the rows take memory per row and per column): each
+     entry fills one row and one column (two of each when mirrored), so
+     more than twice as many rows or columns means most of them empty, a
+     size line that does not describe the entries. Small matrices pass. */
+  const long long reach = (sym || skew ? 2 : 1) * count, most = 2 * reach + 1024;
+  if (h->M > most || h->N > most) {
+    *p = {h->size_line, Fmt("the size line declares %lld x %lld, but the file holds %lld entries: more than half of the %s would be empty", h->M, h->N, count, h->M > most ? "rows" : "columns")};
     return false;
   }
   return true;
@@ -582,6 +680,96 @@ std::string LastPetscMessage()
   return s;
 }
 
+/* The checks of a PETSc binary matrix file that MatLoad does not make
+   (it trusts the file: a column out of range is written out of bounds, a
+   lying header makes it allocate what the header says or leaves one
+   process waiting for data that never comes). Run on rank 0 before
+   MatLoad, streaming, allocating only the row lengths (which the file
+   holds, so their bytes are bounded by its size):
+   class id, sizes, the bytes the header implies against the file size,
+   row lengths (non-negative, summing to the declared count), and in every
+   row column indices in [0, N), strictly increasing. */
+bool BinaryPreCheck(const char *path, Problem *p)
+{
+  long long bytes;
+  if (!RegularFile(path, &bytes, p)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *p = {0, std::string("cannot open the file: ") + std::strerror(errno)};
+    return false;
+  }
+  const std::size_t isz = sizeof(PetscInt);
+  auto read_ints = [&](std::vector<long long> *out, std::size_t n) {
+    std::vector<unsigned char> raw(n * isz);
+    if (!in.read((char *)raw.data(), (std::streamsize)raw.size())) return false;
+    out->resize(n);
+    for (std::size_t k = 0; k < n; k++) { /* big-endian, signed */
+      unsigned long long u = 0;
+      for (std::size_t b = 0; b < isz; b++) u = (u << 8) | raw[k * isz + b];
+      (*out)[k] = isz == 4 ? (long long)(std::int32_t)(std::uint32_t)u : (long long)u;
+    }
+    return true;
+  };
+  std::vector<long long> hdr;
+  if (!read_ints(&hdr, 4)) {
+    *p = {0, Fmt("truncated: %lld bytes, less than the header of a PETSc binary matrix", bytes)};
+    return false;
+  }
+  const long long classid = hdr[0], M = hdr[1], N = hdr[2], nz = hdr[3];
+  if (classid != MAT_FILE_CLASSID) {
+    *p = {0, Fmt("not a PETSc binary matrix: class id %lld, expected %d", classid, (int)MAT_FILE_CLASSID)};
+    return false;
+  }
+  if (M <= 0 || N <= 0) {
+    *p = {0, Fmt("header declares a %lld x %lld matrix", M, N)};
+    return false;
+  }
+  if (nz < 0) {
+    *p = {0, Fmt("header declares %lld entries (a dense-format file? only sparse ones are read)", nz)};
+    return false;
+  }
+  const long long need = (4 + M + nz) * (long long)isz + nz * (long long)sizeof(PetscScalar);
+  if (need > bytes) {
+    *p = {0, Fmt("truncated or wrong header: a %lld x %lld matrix with %lld entries takes %lld bytes, the file has %lld", M, N, nz, need, bytes)};
+    return false;
+  }
+  std::vector<long long> rowlen;
+  if (!read_ints(&rowlen, (std::size_t)M)) {
+    *p = {0, "truncated in the row lengths"};
+    return false;
+  }
+  long long sum = 0;
+  for (long long r = 0; r < M; r++) {
+    if (rowlen[(std::size_t)r] < 0 || rowlen[(std::size_t)r] > N) {
+      *p = {0, Fmt("row %lld has length %lld, outside [0, %lld]", r, rowlen[(std::size_t)r], N)};
+      return false;
+    }
+    sum += rowlen[(std::size_t)r];
+  }
+  if (sum != nz) {
+    *p = {0, Fmt("the row lengths add up to %lld entries, the header declares %lld", sum, nz)};
+    return false;
+  }
+  std::vector<long long> cols;
+  for (long long r = 0; r < M; r++) {
+    if (!read_ints(&cols, (std::size_t)rowlen[(std::size_t)r])) {
+      *p = {0, Fmt("truncated in the column indices of row %lld", r)};
+      return false;
+    }
+    for (std::size_t k = 0; k < cols.size(); k++) {
+      if (cols[k] < 0 || cols[k] >= N) {
+        *p = {0, Fmt("row %lld: column index %lld outside [0, %lld)", r, cols[k], N)};
+        return false;
+      }
+      if (k > 0 && cols[k] <= cols[k - 1]) {
+        *p = {0, Fmt("row %lld: column indices not increasing (%lld after %lld)", r, cols[k], cols[k - 1])};
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 PetscErrorCode LoadBinary(const char *path, Mat *A, Problem *p)
 {
   PetscViewer    v = NULL;
@@ -589,22 +777,12 @@ PetscErrorCode LoadBinary(const char *path, Mat *A, Problem *p)
 
   PetscFunctionBeginUser;
   *A = NULL;
-  {
+  { /* rank 0 checks the file; every process learns its verdict before any of them reads */
     PetscMPIInt rank;
-    int         ok = 1;
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    if (rank == 0) {
-      std::FILE *f = std::fopen(path, "rb");
-      if (!f) {
-        ok = 0;
-        p->what = std::string("cannot open the file: ") + std::strerror(errno);
-      } else std::fclose(f);
-    }
-    PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-    if (!ok) {
-      PetscCall(BcastProblem(p));
-      PetscFunctionReturn(0);
-    }
+    if (rank == 0) BinaryPreCheck(path, p);
+    PetscCall(BcastProblem(p));
+    if (p->bad()) PetscFunctionReturn(0);
   }
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetType(*A, MATAIJ));

@@ -681,18 +681,25 @@ PetscErrorCode TestBadInput()
   PetscCall(Build(s2, &D2, &A2));
   PetscCall(Build(s3, &D3, &A3));
   PetscCall(ExpectError("MatMatMult 10x12 times 10x5", [&] { return MatMatMult(D1, D2, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }, {"incompatible"}));
+  PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
   PetscCall(ExpectError("MatTransposeMatMult (10x12)^T times 11x5", [&] { return MatTransposeMatMult(D1, D3, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }, {"incompatible"}));
+  PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
   PetscCall(ExpectError("MatMatTransposeMult 10x12 times (10x5)^T", [&] { return MatMatTransposeMult(D1, D2, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }, {"incompatible"}));
+  PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
   PetscCall(ExpectError("MatPtAP with a non-square A", [&] { return MatPtAP(D1, D2, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }));
+  PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
   PetscCall(MakeDense(11, 3, 0, 5, &X));
   PetscCall(ExpectError("MatMatMult 10x12 diag times 11x3 dense", [&] { return MatMatMult(D1, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }, {"incompatible"}));
+  PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
   PetscCall(MatDestroy(&X));
   PetscCall(ExpectError("MatProductSetAlgorithm bogus", [&] {
     Mat P;
     PetscCall(MatProductCreate(D1, D1, NULL, &P));
     PetscCall(MatProductSetType(P, MATPRODUCT_AtB));
     PetscCall(MatProductSetAlgorithm(P, "bogus"));
+    /* reported by the symbolic phase: an error inside MatProductSetFromOptions would leave PETSc 3.18's options block open */
     PetscErrorCode ierr = MatProductSetFromOptions(P);
+    if (!ierr) ierr = MatProductSymbolic(P);
     PetscCall(MatDestroy(&P));
     return ierr;
   }, {"bogus", "diag"}));
@@ -702,6 +709,7 @@ PetscErrorCode TestBadInput()
       PetscCall(MatProductCreate(D1, D1, NULL, &P));
       PetscCall(MatProductSetType(P, MATPRODUCT_AtB));
       PetscErrorCode ierr = MatProductSetFromOptions(P);
+      if (!ierr) ierr = MatProductSymbolic(P);
       PetscCall(MatDestroy(&P));
       return ierr;
     });
@@ -711,6 +719,7 @@ PetscErrorCode TestBadInput()
     Mat U;
     PetscCall(MatCreateDiag(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 10, 12, 0, NULL, &U));
     PetscCall(ExpectError("MatMatMult with an unassembled diag", [&] { return MatMatMult(U, D3 /* 11x5 */, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }));
+    PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
     PetscCall(MatDestroy(&U));
   }
   {
@@ -724,10 +733,12 @@ PetscErrorCode TestBadInput()
     PetscCall(Build(w, &Dw, &Aw));
     PetscCall(WithOption("-mat_diag_max_diagonals", "3", [&] { return MatSetFromOptions(Dt); }));
     PetscCall(ExpectError("diag x aij with more diagonals than -mat_diag_max_diagonals", [&] { return MatMatMult(Dt, Aw, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); }, {"diag", "aij", "limit 3", "convert"}));
+    PetscCall(MatDestroy(&C)); /* the product matrix PETSc created before the error */
     /* ... and a product whose result exceeds the limit */
     PetscCall(ExpectError("product with more output diagonals than -mat_diag_max_diagonals", [&] {
       return WithOption("-mat_diag_max_diagonals", "4", [&] { return MatMatMult(Dw, Dw, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C); });
     }, {"-mat_diag_max_diagonals"}));
+    PetscCall(MatDestroy(&C));
     for (Mat m : {Dt, At, Dw, Aw}) PetscCall(MatDestroy(&m));
   }
   for (Mat m : {D1, A1, D2, A2, D3, A3}) PetscCall(MatDestroy(&m));

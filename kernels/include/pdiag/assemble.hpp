@@ -1,5 +1,5 @@
-// Assembly helpers: writing staged diagonals into storage, and the COO
-// value scatter.
+// Assembly helpers: entries on diagonals not stored yet (staged until
+// assembly), writing them into storage, and the COO value scatter.
 #pragma once
 
 #include "pdiag/format.hpp"
@@ -9,29 +9,79 @@
 
 namespace pdiag {
 
-/// Copies whole diagonals, given by HM offset with their values over
-/// [lo(d), hi(d)), into A. Every offset must be stored in A.
+/// Entries set on a diagonal d that is not stored yet. They are kept as a
+/// list (row, value, add or insert, in the order they were set) until the
+/// list would take more memory than the diagonal itself, then in a dense
+/// array over [lo(d), hi(d)): staging takes O(entries set) memory, whatever
+/// the length of the diagonal, so that the diagonals and bytes a matrix
+/// would take are known (and can be refused) before they are allocated.
 template <class T>
-void hm_set_diagonals(HmMatrix<T>& A, const std::map<Index, std::vector<T>>& diags) {
-  for (const auto& kv : diags) {
+struct StagedDiagonal {
+  std::vector<Index> rows;
+  std::vector<T> vals;
+  std::vector<unsigned char> add;
+  std::vector<T> dense;
+  Index nset = 0;  ///< entries set, repeats included
+
+  /// a(i, i + d) = v (insert) or += v (add); i a row of this block on d.
+  void set(const Layout& L, Index d, Index i, T v, bool adding) {
+    ++nset;
+    if (!dense.empty()) {
+      T& s = dense[static_cast<std::size_t>(i - L.lo(d))];
+      s = adding ? s + v : v;
+      return;
+    }
+    rows.push_back(i);
+    vals.push_back(v);
+    add.push_back(adding ? 1 : 0);
+    // a list entry takes 2 to 3 times the bytes of a dense one
+    if (2 * static_cast<Index>(rows.size()) >= L.length(d)) {
+      std::vector<T> full(static_cast<std::size_t>(L.length(d)), T(0));
+      replay(L.lo(d), full.data());
+      dense = std::move(full);
+      rows = {};
+      vals = {};
+      add = {};
+    }
+  }
+  /// Writes the entries into out[0 .. length), out[0] being row lo(d).
+  void replay(Index lo, T* out) const {
+    if (!dense.empty()) {
+      std::copy(dense.begin(), dense.end(), out);
+      return;
+    }
+    for (std::size_t e = 0; e < rows.size(); ++e) {
+      T& s = out[rows[e] - lo];
+      s = add[e] ? s + vals[e] : vals[e];
+    }
+  }
+  void zero() {
+    std::fill(vals.begin(), vals.end(), T(0));
+    std::fill(dense.begin(), dense.end(), T(0));
+  }
+};
+
+/// Writes staged diagonals (by HM offset) into A, which stores each of them
+/// (zero so far).
+template <class T>
+void hm_set_staged(HmMatrix<T>& A, const std::map<Index, StagedDiagonal<T>>& staged) {
+  for (const auto& kv : staged) {
     const Index k = A.find_diagonal(kv.first);
-    if (k < 0 || Index(kv.second.size()) != A.layout.length(kv.first))
-      throw FormatError("diagonal " + std::to_string(kv.first) + " is not stored with that length");
-    std::copy(kv.second.begin(), kv.second.end(), A.val.begin() + A.start[k]);
+    if (k < 0) throw FormatError("diagonal " + std::to_string(kv.first) + " is not stored");
+    kv.second.replay(A.layout.lo(kv.first), A.val.data() + A.start[k]);
   }
 }
 
 /// The same for a CDM block: diagonal d lands in compact diagonal d mod N,
 /// rows [lo(d), hi(d)).
 template <class T>
-void cdm_set_diagonals(CdmMatrix<T>& C, const std::map<Index, std::vector<T>>& diags) {
+void cdm_set_staged(CdmMatrix<T>& C, const std::map<Index, StagedDiagonal<T>>& staged) {
   const Layout& L = C.layout;
-  for (const auto& kv : diags) {
+  for (const auto& kv : staged) {
     const Index d = kv.first;
     const Index k = C.find_diagonal(d < 0 ? d + L.ncols : d);
-    if (k < 0 || Index(kv.second.size()) != L.length(d))
-      throw FormatError("diagonal " + std::to_string(d) + " is not stored with that length");
-    std::copy(kv.second.begin(), kv.second.end(), C.val.begin() + C.view().pos(k, L.lo(d)));
+    if (k < 0) throw FormatError("diagonal " + std::to_string(d) + " is not stored");
+    kv.second.replay(L.lo(d), C.val.data() + C.view().pos(k, L.lo(d)));
   }
 }
 

@@ -207,6 +207,41 @@ struct CdmMatrix {
   CdmView<T> view() { return {layout, ndiag(), koffsets.data(), val.data()}; }
 };
 
+/// What a structure would take before it is allocated: its number of
+/// diagonals and of stored entries. Memory budgets are checked against it
+/// first, so that a refusal costs no allocation of values.
+struct StorageCount {
+  Index ndiag = 0;
+  Index nstored = 0;
+};
+
+/// The count of HM storage with these diagonal offsets (any order,
+/// duplicates counted once, offsets outside the matrix or missing this
+/// block of rows skipped). O(n log n) in the number of offsets.
+inline StorageCount hm_count(const Layout& L, std::vector<Index> offsets) {
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  StorageCount c;
+  for (Index d : offsets) {
+    if (!L.valid_offset(d)) continue;
+    c.ndiag++;
+    c.nstored += L.length(d);
+  }
+  return c;
+}
+
+/// The count of CDM storage holding these HM offsets (d and d - N share a
+/// compact diagonal of nrows entries). Square layouts only.
+inline StorageCount cdm_count(const Layout& L, std::vector<Index> offsets) {
+  for (Index& d : offsets) d = d < 0 ? d + L.ncols : d;
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  StorageCount c;
+  c.ndiag = static_cast<Index>(offsets.size());
+  c.nstored = c.ndiag * L.nrows;
+  return c;
+}
+
 /// Where the vector entries a diagonal touches live, for products with a
 /// vector (x of y = A x, y of y = A^T x). The vector index of (local row il,
 /// diagonal k) is il + shift[k]. For HM, shift has ndiag entries; the

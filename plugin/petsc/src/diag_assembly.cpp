@@ -23,10 +23,12 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j)
   return &a->hm.val[a->hm.view().pos(k, i)];
 }
 
-/* Slot of a(i, j) in the staging area of diagonal j - i (created zeroed). */
-static PetscErrorCode MatDiagStagedSlot(Mat A, Index i, Index j, PetscScalar **slot)
+/* Sets a(i, j) on diagonal j - i, which is not stored: staged until
+   MatAssemblyEnd (pdiag::StagedDiagonal, O(entries set) memory). A new
+   diagonal beyond -mat_diag_max_diagonals is refused here, at once. */
+static PetscErrorCode MatDiagStage(Mat A, Index i, Index j, PetscScalar value, InsertMode mode)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
+  Mat_Diag   *a = (Mat_Diag *)A->data;
   const Index d = j - i;
 
   PetscFunctionBegin;
@@ -34,9 +36,9 @@ static PetscErrorCode MatDiagStagedSlot(Mat A, Index i, Index j, PetscScalar **s
   if (it == a->staged.end()) {
     const Index stored = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
     PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
-    PetscCallCXX(it = a->staged.emplace(d, std::vector<PetscScalar>((std::size_t)a->layout.length(d), 0.0)).first);
+    PetscCallCXX(it = a->staged.emplace(d, pdiag::StagedDiagonal<PetscScalar>()).first);
   }
-  *slot = &it->second[(std::size_t)(i - a->layout.lo(d))];
+  PetscCallCXX(it->second.set(a->layout, d, i, value, mode == ADD_VALUES));
   PetscFunctionReturn(0);
 }
 
@@ -46,6 +48,9 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
   const Index r0 = a->layout.row_begin, r1 = a->layout.row_end();
 
   PetscFunctionBegin;
+  /* PETSc's pointer checks are compiled out of optimized builds */
+  PetscCheck(m <= 0 || rows, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValues() got %" PetscInt_FMT " rows and a NULL array of row indices", m);
+  PetscCheck(n <= 0 || cols, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValues() got %" PetscInt_FMT " columns and a NULL array of column indices", n);
   if (!A->preallocated) PetscCall(MatSetUp_Diag(A)); /* not MatSetUp: MatSetValues is not collective */
   MatDiagValuesChanged(a);
   for (PetscInt r = 0; r < m; r++) {
@@ -77,7 +82,8 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       if (!slot) {
         if (a->new_diagonals_ignored) continue;
         PetscCheck(!a->new_diagonals_error, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which is not stored, and MAT_NEW_NONZERO_LOCATION_ERR is set", i, j, j - i);
-        PetscCall(MatDiagStagedSlot(A, i, j, &slot));
+        PetscCall(MatDiagStage(A, i, j, value, mode));
+        continue;
       }
       if (mode == INSERT_VALUES) *slot = value;
       else *slot += value;
@@ -172,24 +178,58 @@ static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
   return pdiag::cdm_hm_offsets(cdm);
 }
 
-/* Puts the staged diagonals into the storage. */
+/* Puts the staged diagonals into the storage, after checking what the grown
+   storage would take (diagonals, bytes, stored entries per entry set)
+   against the limits on every process together. Collective. */
 static PetscErrorCode MatDiagMergeStaged(Mat A)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
+  Mat_Diag           *a = (Mat_Diag *)A->data;
+  pdiag::StorageCount grown_count, staged_count;
+  PetscInt64          nset = 0;
+  PetscMPIInt         size;
 
   PetscFunctionBegin;
-  if (a->staged.empty()) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (a->staged.empty() && size == 1) PetscFunctionReturn(0);
+  {
+    std::vector<Index> offs, staged;
+    PetscCallCXX(for (const auto &kv : a->staged) {
+      staged.push_back(kv.first);
+      nset += kv.second.nset;
+    });
+    if (a->scheme == pdiag::Scheme::HM) {
+      PetscCallCXX(offs = a->hm.offsets);
+      PetscCallCXX(offs.insert(offs.end(), staged.begin(), staged.end()));
+      DiagCallKernel(grown_count = pdiag::hm_count(a->layout, offs));
+      DiagCallKernel(staged_count = pdiag::hm_count(a->layout, staged));
+    } else {
+      PetscCallCXX(offs = a->cdm.koffsets);
+      PetscCallCXX(offs.insert(offs.end(), staged.begin(), staged.end()));
+      DiagCallKernel(grown_count = pdiag::cdm_count(a->layout, offs));
+      DiagCallKernel(staged_count = pdiag::cdm_count(a->layout, staged));
+    }
+  }
+  /* the bytes and diagonals of the whole storage; the fill of what the new
+     entries would add (the stored diagonals may come from a preallocation) */
+  PetscErrorCode ierr = MatDiagCheckBudget_Private(A, grown_count, -1);
+  if (!ierr) ierr = MatDiagCheckBudget_Private(A, staged_count, nset);
+  if (size > 1) PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatAssemblyEnd() (the memory budget of the new diagonals)"));
+  else PetscCall(ierr);
+  if (ierr || a->staged.empty()) {
+    if (ierr) a->staged.clear(); /* refused: the matrix keeps its stored diagonals */
+    PetscFunctionReturn(0);
+  }
   if (a->scheme == pdiag::Scheme::HM) {
     std::vector<Index> offs = a->hm.offsets;
     for (const auto &kv : a->staged) offs.push_back(kv.first);
     Hm grown;
-    DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_diagonals(grown, a->staged));
+    DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->staged));
     PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
   } else {
     std::vector<Index> koffs = a->cdm.koffsets;
     for (const auto &kv : a->staged) koffs.push_back(kv.first < 0 ? kv.first + a->layout.ncols : kv.first);
     Cdm grown;
-    DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_diagonals(grown, a->staged));
+    DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_staged(grown, a->staged));
     PetscCall(MatDiagCheckCount_Private(A, grown.ndiag()));
     a->cdm = std::move(grown);
     a->staged.clear();
@@ -225,6 +265,11 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     want = sum[1] < sum[0] ? pdiag::Scheme::CDM : pdiag::Scheme::HM;
   }
   if (want == a->scheme) PetscFunctionReturn(0);
+  if (want == pdiag::Scheme::CDM) { /* a short diagonal takes a whole compact one: check what CDM would take */
+    pdiag::StorageCount count;
+    DiagCallKernel(count = pdiag::cdm_count(a->layout, a->hm.offsets));
+    PetscCall(MatDiagCheckBudgetAll_Private(A, count, -1));
+  }
   PetscCall(MatDiagHostValuesEnsure_Private(a));
   if (want == pdiag::Scheme::CDM) {
     Cdm cdm;
@@ -283,7 +328,7 @@ PetscErrorCode MatZeroEntries_Diag(Mat A)
   MatDiagValuesChanged(a);
   std::fill(a->hm.val.begin(), a->hm.val.end(), 0.0);
   std::fill(a->cdm.val.begin(), a->cdm.val.end(), 0.0);
-  for (auto &kv : a->staged) std::fill(kv.second.begin(), kv.second.end(), 0.0);
+  for (auto &kv : a->staged) kv.second.zero();
   PetscFunctionReturn(0);
 }
 
@@ -299,14 +344,16 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
      diagonals and values of a matrix that was already set up */
   /* an entry out of range on some processes only: every process stops
      (the others would wait in the assembly below) */
-  PetscCount bad = -1;
-  for (PetscCount e = 0; e < ncoo && bad < 0; e++)
+  PetscCount      bad    = -1;
+  const PetscBool argbad = (ncoo < 0 || (ncoo > 0 && (!coo_i || !coo_j))) ? PETSC_TRUE : PETSC_FALSE; /* PETSc's pointer checks are compiled out of optimized builds */
+  for (PetscCount e = 0; !argbad && e < ncoo && bad < 0; e++)
     if (coo_i[e] >= A->rmap->N || coo_j[e] >= A->cmap->N) bad = e;
   {
-    PetscMPIInt mine = bad >= 0 ? 1 : 0, any;
+    PetscMPIInt mine = (bad >= 0 || argbad) ? 1 : 0, any;
     PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCheck(!argbad, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetPreallocationCOO() got %" PetscCount_FMT " entries and a NULL index array (or a negative count)", ncoo);
     PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: COO entry %" PetscCount_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", bad, coo_i[bad], coo_j[bad], A->rmap->N, A->cmap->N);
-    PetscCheck(!any, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: a COO entry of another process is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix (see that process's error)", A->rmap->N, A->cmap->N);
+    PetscCheck(!any, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: a COO entry of another process is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix, or its arguments are wrong (see that process's error)", A->rmap->N, A->cmap->N);
   }
   PetscCall(MatSetUp_Diag(A));
   a->coo_i.assign(coo_i, coo_i + ncoo);
@@ -349,8 +396,10 @@ PetscErrorCode MatDiagCOOSlots_Private(Mat A)
 PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mode)
 {
   PetscBool done = PETSC_FALSE;
+  Mat_Diag *a    = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  PetscCheck(v || a->coo_i.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValuesCOO() got a NULL array of values");
   /* values in device memory: scattered on the device (diag_device.cpp) */
   PetscCall(MatDiagSetValuesCOODevice_Private(A, v, mode, &done));
   if (!done) PetscCall(MatDiagSetValuesCOOHost_Private(A, v, mode));

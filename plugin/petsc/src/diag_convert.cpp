@@ -6,6 +6,9 @@
 
 #include "pdiag/ops.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* Collects the local rows of any assembled matrix as COO triplets (global
    indices). Dense sources drop exact zeros: their rows list every column. */
 static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vector<Index> *rows, std::vector<Index> *cols, std::vector<PetscScalar> *vals)
@@ -30,22 +33,51 @@ static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vecto
   PetscFunctionReturn(0);
 }
 
-/* MatConvert into diag from any type with MatGetRow (the convertfrom hook
-   PETSc finds on the destination type). */
-/* Fills the diag matrix B (layout set) with the rows of A. */
-static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
+/* The COO triplets of A's local rows (returned) as the HM storage of the
+   diag matrix B (layout set), checked against B's memory budget before it
+   is allocated. */
+static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, std::vector<Index> *cols, Hm *hm)
 {
   PetscBool                dense;
-  std::vector<Index>       rows, cols;
   std::vector<PetscScalar> vals;
+  Mat_Diag                *b = (Mat_Diag *)B->data;
+  pdiag::StorageCount      count;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &dense, MATSEQDENSE, MATMPIDENSE, MATDENSE, ""));
-  PetscCall(MatDiagCollectRows(A, dense, &rows, &cols, &vals));
+  PetscCall(MatDiagCollectRows(A, dense, rows, cols, &vals));
   PetscCall(MatDiagSetLayout_Private(B));
-  Mat_Diag *b = (Mat_Diag *)B->data;
-  Hm        hm;
-  DiagCallKernel(hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
+  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), rows->data(), cols->data())));
+  PetscCall(MatDiagCheckBudget_Private(B, count, (PetscInt64)vals.size()));
+  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows->data(), cols->data(), vals.data()));
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert into diag (the convertfrom hook PETSc finds on the destination
+   type): fills the diag matrix B with the rows of A. A type without
+   MatGetRow (MATIS, MATNEST, MATSHELL, ...) and sbaij (whose rows hold only
+   the upper triangle) go through their own conversion to aij. Collective:
+   a refusal on one process (memory budget) is agreed on by all. */
+static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
+{
+  PetscBool      via_aij;
+  PetscErrorCode     ierr;
+  Hm                 hm;
+  std::vector<Index> rows, cols;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &via_aij, MATSEQSBAIJ, MATMPISBAIJ, MATSBAIJ, ""));
+  if (via_aij || !A->ops->getrow) {
+    Mat aij;
+    PetscCall(PetscInfo(A, "diag: converting a %s matrix to diag through aij\n", ((PetscObject)A)->type_name));
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+    ierr = MatDiagFillFrom(aij, B);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+  }
+  ierr = MatDiagHmFromRows(A, B, &rows, &cols, &hm); /* reported by the error handler as it is raised */
+  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatConvert() to diag"));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
   /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
@@ -64,10 +96,10 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(B, newtype));
-  PetscCall(MatDiagSetFromOptionsOnly_Private(B)); /* not MatSetFromOptions: -mat_type must not turn B into another type */
-  { /* a refused conversion (e.g. too many diagonals) leaves no half-built matrix */
-    PetscErrorCode ierr = MatDiagFillFrom(A, B);
+  { /* a refused conversion (a bad option, too many diagonals) leaves no half-built matrix */
+    PetscErrorCode ierr = MatSetType(B, newtype);
+    if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(B); /* not MatSetFromOptions: -mat_type must not turn B into another type */
+    if (!ierr) ierr = MatDiagFillFrom(A, B);
     if (ierr) {
       PetscCall(MatDestroy(&B));
       PetscCall(ierr);
@@ -102,6 +134,42 @@ PetscErrorCode MatConvert_Diag_AIJ(Mat A, MatType newtype, MatReuse reuse, Mat *
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagBuildAIJ_Private(A, newtype, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert to types whose generic conversion (MatGetRow + MatSetValues)
+   fails on a diag matrix: MATIS needs a local-to-global mapping, sbaij keeps
+   only the upper triangle of the rows it is given. Both go through aij's own
+   converters; sbaij only from a matrix that is exactly symmetric. */
+PetscErrorCode MatConvert_Diag_ViaAIJ(Mat A, MatType newtype, MatReuse reuse, Mat *newmat)
+{
+  Mat       aij, B;
+  PetscBool sbaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrendswith(newtype, "sbaij", &sbaij));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+  if (sbaij) {
+    PetscBool sym;
+    PetscErrorCode ierr = MatIsSymmetric(aij, 0.0, &sym);
+    if (ierr || !sym) PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscCheck(sym, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "diag: MatConvert() to %s stores only the upper triangle, and this matrix is not symmetric; convert it to aij instead", newtype);
+    PetscCall(MatSetOption(aij, MAT_SYMMETRIC, PETSC_TRUE));
+  }
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscErrorCode ierr = MatConvert(aij, newtype, MAT_REUSE_MATRIX, newmat);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+  }
+  {
+    PetscErrorCode ierr = MatConvert(aij, newtype, MAT_INITIAL_MATRIX, &B);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+  }
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
   else *newmat = B;
   PetscFunctionReturn(0);
@@ -277,11 +345,31 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
    op PETSc falls back to a virtual submatrix, which has no MatView (binary
    files stay empty, silently) and which MatLoad would leave in place of
    the diag matrix. */
+/* The indices of an index set are in [0, N): aij's MatCreateSubMatrix
+   trusts them in optimized builds. */
+static PetscErrorCode MatDiagCheckIS(IS is, PetscInt N, const char *what)
+{
+  PetscInt n, lo, hi;
+
+  PetscFunctionBegin;
+  PetscCheck(is, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatCreateSubMatrix() got a NULL %s index set", what);
+  PetscCall(ISGetLocalSize(is, &n));
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(ISGetMinMax(is, &lo, &hi));
+  PetscCheck(lo >= 0 && hi < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatCreateSubMatrix() %s index %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", what, lo < 0 ? lo : hi, N);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
 {
   Mat aij, sub;
 
   PetscFunctionBegin;
+  {
+    PetscErrorCode ierr = MatDiagCheckIS(isrow, A->rmap->N, "row"); /* reported by the error handler as it is raised */
+    if (!ierr) ierr = MatDiagCheckIS(iscol, A->cmap->N, "column");
+    PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatCreateSubMatrix()"));
+  }
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
   PetscCall(MatDestroy(&aij));
@@ -295,6 +383,68 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
   PetscFunctionReturn(0);
 }
 
+/* The sparse matrix at the current position of a binary viewer, checked
+   on the first process before PETSc's aij loader reads it (it trusts the
+   file: a column out of range is written out of bounds, row lengths that do
+   not add up leave it returning an error with its buffers leaked): class id,
+   sizes, row lengths in [0, N) adding up to the count, the bytes they imply
+   against the file size, columns in [0, N). The position is put back. */
+static PetscErrorCode MatDiagCheckBinaryMatrix(int fd)
+{
+  PetscInt hdr[4], count;
+
+  PetscFunctionBegin;
+  const off_t pos = lseek(fd, 0, SEEK_CUR);
+  struct stat st;
+  PetscCheck(pos >= 0 && fstat(fd, &st) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "diag: MatLoad() cannot position in the file");
+  PetscCall(PetscBinaryRead(fd, hdr, 4, &count, PETSC_INT));
+  PetscCheck(count == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the file ends inside the matrix header");
+  PetscCheck(hdr[0] == MAT_FILE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): not a matrix next in the file (class id %" PetscInt_FMT ")", hdr[0]);
+  const PetscInt M = hdr[1], N = hdr[2], nz = hdr[3];
+  PetscCheck(M >= 0 && N >= 0 && nz >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the header declares a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " entries", M, N, nz);
+  const double need = (double)(M + nz) * sizeof(PetscInt) + (double)nz * sizeof(PetscScalar), left = (double)st.st_size - (double)pos - 4.0 * sizeof(PetscInt);
+  PetscCheck(need <= left, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " entries takes %.0f bytes, the file has %.0f left", M, N, nz, need, left);
+  std::vector<PetscInt> rowlens, cols;
+  PetscCallCXX(rowlens.resize((std::size_t)M));
+  PetscCall(PetscBinaryRead(fd, rowlens.data(), M, &count, PETSC_INT));
+  PetscInt64 sum = 0;
+  for (PetscInt r = 0; r < M; r++) {
+    PetscCheck(rowlens[(std::size_t)r] >= 0 && rowlens[(std::size_t)r] <= N, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): row %" PetscInt_FMT " has length %" PetscInt_FMT, r, rowlens[(std::size_t)r]);
+    sum += rowlens[(std::size_t)r];
+  }
+  PetscCheck(sum == nz, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): the row lengths add up to %" PetscInt64_FMT " entries, the header declares %" PetscInt_FMT, sum, nz);
+  for (PetscInt64 done = 0; done < nz;) { /* the column indices, in chunks */
+    const PetscInt chunk = (PetscInt)PetscMin((PetscInt64)(1 << 20), (PetscInt64)nz - done);
+    PetscCallCXX(cols.resize((std::size_t)chunk));
+    PetscCall(PetscBinaryRead(fd, cols.data(), chunk, &count, PETSC_INT));
+    for (PetscInt k = 0; k < chunk; k++) PetscCheck(cols[(std::size_t)k] >= 0 && cols[(std::size_t)k] < N, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "diag: MatLoad(): column index %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", cols[(std::size_t)k], N);
+    done += chunk;
+  }
+  PetscCheck(lseek(fd, pos, SEEK_SET) == pos, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "diag: MatLoad() cannot position in the file");
+  PetscFunctionReturn(0);
+}
+
+/* The same from the viewer: binary viewers without MPI-IO, read on the
+   first process; every process learns the verdict. Collective. */
+static PetscErrorCode MatDiagCheckBinaryViewer(Mat A, PetscViewer viewer)
+{
+  PetscBool   binary, mpiio = PETSC_FALSE;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERBINARY, &binary));
+  if (!binary) PetscFunctionReturn(0);
+  PetscCall(PetscViewerBinaryGetUseMPIIO(viewer, &mpiio));
+  if (mpiio) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
+  PetscErrorCode ierr = 0;
+  int            fd   = -1;
+  PetscCall(PetscViewerBinaryGetDescriptor(viewer, &fd)); /* collective: it may set the viewer up */
+  if (rank == 0) ierr = MatDiagCheckBinaryMatrix(fd); /* reported by the error handler as it is raised */
+  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatLoad()"));
+  PetscFunctionReturn(0);
+}
+
 /* MatLoad: reads the standard aij file and fills A with it in place, so
    that A keeps its name, options prefix, DM and local-to-global mapping, as
    after aij's MatLoad (replacing A's header would lose them). */
@@ -304,12 +454,17 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
   PetscBool sizes_set = (A->rmap->n >= 0 || A->rmap->N >= 0) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagCheckBinaryViewer(A, viewer));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &aij));
-  if (sizes_set) PetscCall(MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(aij, MATAIJ));
-  PetscCall(MatLoad(aij, viewer));
-  if (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0) PetscCall(MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N));
-  PetscCall(MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A));
-  PetscCall(MatDestroy(&aij));
+  { /* a file MatLoad refuses leaves no aij matrix behind */
+    PetscErrorCode ierr = 0;
+    if (sizes_set) ierr = MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N);
+    if (!ierr) ierr = MatSetType(aij, MATAIJ);
+    if (!ierr) ierr = MatLoad(aij, viewer);
+    if (!ierr && (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0)) ierr = MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N);
+    if (!ierr) ierr = MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A);
+    PetscCall(MatDestroy(&aij));
+    PetscCall(ierr);
+  }
   PetscFunctionReturn(0);
 }

@@ -16,37 +16,16 @@ PetscErrorCode MatDiagSetLayout_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
+  { /* optimized PETSc builds do not check that the local sizes add up; every
+       process holds the ranges, so all come to the same verdict */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+    PetscCheck(A->rmap->range[size] == A->rmap->N && A->cmap->range[size] == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "diag: the local sizes add up to %" PetscInt_FMT " rows and %" PetscInt_FMT " columns, the global sizes are %" PetscInt_FMT " and %" PetscInt_FMT, A->rmap->range[size], A->cmap->range[size], A->rmap->N, A->cmap->N);
+  }
   a->layout    = pdiag::Layout::block(A->rmap->N, A->cmap->N, A->rmap->rstart, A->rmap->n);
   a->col_begin = A->cmap->rstart;
   a->col_end   = A->cmap->rend;
-  PetscFunctionReturn(0);
-}
-
-/* Refuses more stored diagonals than -mat_diag_max_diagonals allows. */
-PetscErrorCode MatDiagCheckCount_Private(Mat A, Index count)
-{
-  Mat_Diag *a = (Mat_Diag *)A->data;
-
-  PetscFunctionBegin;
-  PetscCheck(count <= a->max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "diag: this process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
-             (PetscInt64)count, a->max_diagonals);
-  PetscFunctionReturn(0);
-}
-
-/* The same check in collective operations: the counts differ between
-   processes, and a process that failed alone would leave the others waiting
-   in the operation's next collective step. Collective. */
-PetscErrorCode MatDiagCheckCountAll_Private(Mat A, Index count)
-{
-  Mat_Diag *a = (Mat_Diag *)A->data;
-  PetscInt64 loc = (PetscInt64)count, most;
-
-  PetscFunctionBegin;
-  PetscCall(MPIU_Allreduce(&loc, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
-  PetscCheck(most <= a->max_diagonals, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
-             "diag: a process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix", most,
-             a->max_diagonals);
   PetscFunctionReturn(0);
 }
 
@@ -214,6 +193,33 @@ static PetscErrorCode MatSetUp_DiagCollective(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* The arguments of MatDiagSetPreallocation() on this process. NULL is
+   checked here: PETSc's pointer checks are compiled out of optimized builds. */
+static PetscErrorCode MatDiagCheckOffsets_Private(Mat A, PetscInt ndiag, const PetscInt offsets[])
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCheck(ndiag >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: number of diagonals %" PetscInt_FMT " is negative", ndiag);
+  PetscCheck(!ndiag || offsets, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatDiagSetPreallocation() got %" PetscInt_FMT " diagonals and a NULL array of offsets", ndiag);
+  for (PetscInt k = 0; k < ndiag; k++)
+    PetscCheck(a->layout.valid_offset(offsets[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "diag: diagonal offset %" PetscInt_FMT " outside (-%" PetscInt_FMT ", %" PetscInt_FMT ") of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix", offsets[k],
+               A->rmap->N, A->cmap->N, A->rmap->N, A->cmap->N);
+  PetscFunctionReturn(0);
+}
+
+/* A matrix argument of the public functions. PETSc's header checks are
+   compiled out of optimized builds; NULL and other objects would be used as
+   matrices. */
+static PetscErrorCode MatDiagCheckMat_Private(Mat A, const char *fn)
+{
+  PetscFunctionBegin;
+  PetscCheck(A, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: %s got a NULL matrix", fn);
+  PetscCheck(((PetscObject)A)->classid == MAT_CLASSID, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: %s got a %s object, not a matrix", fn, ((PetscObject)A)->class_name ? ((PetscObject)A)->class_name : "non-PETSc");
+  PetscFunctionReturn(0);
+}
+
 /*@
    MatDiagSetPreallocation - Sets the diagonals a `MATDIAG` matrix stores, before values are set.
 
@@ -236,7 +242,7 @@ static PetscErrorCode MatSetUp_DiagCollective(Mat A)
 PetscErrorCode MatDiagSetPreallocation(Mat A, PetscInt ndiag, const PetscInt offsets[])
 {
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(MatDiagCheckMat_Private(A, "MatDiagSetPreallocation()"));
   PetscTryMethod(A, "MatDiagSetPreallocation_C", (Mat, PetscInt, const PetscInt[]), (A, ndiag, offsets));
   PetscFunctionReturn(0);
 }
@@ -245,18 +251,20 @@ static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const 
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
   std::vector<Index> local;
+  PetscErrorCode     ierr = 0;
 
   PetscFunctionBegin;
-  PetscCheck(ndiag >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: number of diagonals %" PetscInt_FMT " is negative", ndiag);
-  if (ndiag) PetscAssertPointer(offsets, 3);
   PetscCall(MatDiagSetLayout_Private(A));
-  for (PetscInt k = 0; k < ndiag; k++) {
-    PetscCheck(a->layout.valid_offset(offsets[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "diag: diagonal offset %" PetscInt_FMT " outside (-%" PetscInt_FMT ", %" PetscInt_FMT ") of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix", offsets[k],
-               A->rmap->N, A->cmap->N, A->rmap->N, A->cmap->N);
-    if (a->layout.length(offsets[k]) > 0) local.push_back(offsets[k]);
-  }
-  PetscCall(MatDiagCheckCountAll_Private(A, (Index)local.size()));
+  /* arguments differ between processes: every process checks its own, then
+     all agree, so that none waits alone in the collective steps below */
+  ierr = MatDiagCheckOffsets_Private(A, ndiag, offsets); /* reported by the error handler as it is raised */
+  PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatDiagSetPreallocation()"));
+  for (PetscInt k = 0; k < ndiag; k++)
+    if (a->layout.length(offsets[k]) > 0) PetscCallCXX(local.push_back(offsets[k]));
+  /* duplicates are merged before counting: the budget is that of the storage */
+  pdiag::StorageCount count;
+  DiagCallKernel(count = pdiag::hm_count(a->layout, local));
+  PetscCall(MatDiagCheckBudgetAll_Private(A, count, -1));
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, local));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
@@ -287,7 +295,7 @@ static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const 
 PetscErrorCode MatDiagSetStorage(Mat A, MatDiagStorage storage)
 {
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(MatDiagCheckMat_Private(A, "MatDiagSetStorage()"));
   PetscTryMethod(A, "MatDiagSetStorage_C", (Mat, MatDiagStorage), (A, storage));
   PetscFunctionReturn(0);
 }
@@ -324,8 +332,8 @@ static PetscErrorCode MatDiagSetStorage_Diag(Mat A, MatDiagStorage storage)
 PetscErrorCode MatDiagGetStorage(Mat A, MatDiagStorage *storage)
 {
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscAssertPointer(storage, 2);
+  PetscCall(MatDiagCheckMat_Private(A, "MatDiagGetStorage()"));
+  PetscCheck(storage, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatDiagGetStorage() got a NULL output argument");
   PetscUseMethod(A, "MatDiagGetStorage_C", (Mat, MatDiagStorage *), (A, storage));
   PetscFunctionReturn(0);
 }
@@ -360,7 +368,7 @@ static PetscErrorCode MatDiagGetStorage_Diag(Mat A, MatDiagStorage *storage)
 PetscErrorCode MatDiagGetDiagonals(Mat A, PetscInt *ndiag, const PetscInt *offsets[])
 {
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(MatDiagCheckMat_Private(A, "MatDiagGetDiagonals()"));
   PetscUseMethod(A, "MatDiagGetDiagonals_C", (Mat, PetscInt *, const PetscInt *[]), (A, ndiag, offsets));
   PetscFunctionReturn(0);
 }
@@ -400,6 +408,7 @@ static PetscErrorCode MatDiagGetDiagonals_Diag(Mat A, PetscInt *ndiag, const Pet
 PetscErrorCode MatCreateDiag(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ndiag, const PetscInt offsets[], Mat *A)
 {
   PetscFunctionBegin;
+  PetscCheck(A, comm, PETSC_ERR_ARG_NULL, "diag: MatCreateDiag() got a NULL output argument");
   PetscCall(MatDiagRegisterAll());
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, n, M, N));
@@ -408,7 +417,9 @@ PetscErrorCode MatCreateDiag(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOptionsObject)
+/* The body of MatSetFromOptions_Diag: the options block (of its caller) is
+   open throughout. */
+static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems PetscOptionsObject)
 {
   Mat_Diag      *a       = (Mat_Diag *)A->data;
   MatDiagStorage storage = a->storage_req;
@@ -418,6 +429,10 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOp
   PetscOptionsHeadBegin(PetscOptionsObject, "Diagonal storage (diag) options");
   PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
   PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
+  PetscCall(PetscOptionsReal("-mat_diag_max_bytes", "Most bytes the storage of a process may take (-1: the memory the process can get)", "MATDIAG", a->max_bytes, &a->max_bytes, NULL));
+  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Most stored entries per entry set (storage over 256 MiB per process)", "MATDIAG", a->max_fill, &a->max_fill, NULL));
+  PetscCheck(a->max_diagonals >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_diagonals %" PetscInt_FMT " is negative", a->max_diagonals);
+  PetscCheck(a->max_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_fill %g is less than 1", (double)a->max_fill);
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
     char      vtype[64];
     PetscBool vset;
@@ -430,7 +445,34 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOp
   PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   PetscOptionsHeadEnd();
-  if (set) PetscCall(MatDiagSetStorage(A, storage)); /* after the options block: an error here must not leave it open */
+  if (set) PetscCall(MatDiagSetStorage(A, storage));
+  PetscFunctionReturn(0);
+}
+
+/* ops->setfromoptions. PETSc calls it inside its options block and returns
+   at once on an error, without closing the block (whose strings would
+   leak): on an error the block is closed here before the error goes up. */
+static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOptionsObject)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  ierr = MatSetFromOptions_DiagBody(A, PetscOptionsObject);
+  if (ierr) (void)PetscOptionsEnd_Private(PetscOptionsObject);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* The limits of the unprefixed options database, read at creation: they
+   apply before MatSetFromOptions() (MatCreateDiag() preallocates at once). */
+static PetscErrorCode MatDiagLimitsFromOptions(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_diag_max_diagonals", &a->max_diagonals, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_bytes", &a->max_bytes, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_fill", &a->max_fill, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -440,13 +482,15 @@ PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat A)
 {
   PetscFunctionBegin;
   PetscObjectOptionsBegin((PetscObject)A);
-  PetscCall(MatSetFromOptions_Diag(A, PetscOptionsObject));
+  PetscCall(MatSetFromOptions_Diag(A, PetscOptionsObject)); /* closes the block itself on an error */
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
 
 /* The aij types MatConvert() finds a direct converter for on a diag matrix. */
 static const char *const kAIJTargets[] = {"aij", "seqaij", "mpiaij", "aijcusparse", "seqaijcusparse", "mpiaijcusparse"};
+/* ... and the types reached through aij's converters (MatConvert_Diag_ViaAIJ) */
+static const char *const kViaAIJTargets[] = {"is", "sbaij", "seqsbaij", "mpisbaij"};
 
 static PetscErrorCode MatDiagComposeConverters(Mat A, const char *name, PetscBool set)
 {
@@ -455,6 +499,11 @@ static PetscErrorCode MatDiagComposeConverters(Mat A, const char *name, PetscBoo
     char fname[96];
     PetscCall(PetscSNPrintf(fname, sizeof(fname), "MatConvert_%s_%s_C", name, to));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, fname, set ? MatConvert_Diag_AIJ : NULL));
+  }
+  for (const char *to : kViaAIJTargets) {
+    char fname[96];
+    PetscCall(PetscSNPrintf(fname, sizeof(fname), "MatConvert_%s_%s_C", name, to));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, fname, set ? MatConvert_Diag_ViaAIJ : NULL));
   }
   PetscFunctionReturn(0);
 }
@@ -495,6 +544,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
      MatGetOwnershipRange() works before MatSetUp(), as after an aij
      preallocation call (which is a no-op for this type). */
   if ((A->rmap->n >= 0 || A->rmap->N >= 0) && (A->cmap->n >= 0 || A->cmap->N >= 0)) PetscCall(MatDiagSetLayout_Private(A));
+  PetscCall(MatDiagLimitsFromOptions(A));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see diag_companion.cpp */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));

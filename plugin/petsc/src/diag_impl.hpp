@@ -84,6 +84,8 @@ struct Mat_Diag {
   /* user choices */
   MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
   PetscInt       max_diagonals = 10000; /* -mat_diag_max_diagonals: refuse beyond */
+  PetscReal      max_bytes     = -1;    /* -mat_diag_max_bytes: refuse storage beyond (per process; -1: the memory the process can get) */
+  PetscReal      max_fill      = 100;   /* -mat_diag_max_fill: refuse more stored entries per entry set (large matrices only) */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
@@ -95,9 +97,10 @@ struct Mat_Diag {
   Hm            hm;
   Cdm           cdm;
 
-  /* entries on diagonals not yet stored, by HM offset, over [lo(d), hi(d)):
-     merged into the storage at MatAssemblyEnd (new diagonals discovered) */
-  std::map<Index, std::vector<PetscScalar>> staged;
+  /* entries on diagonals not yet stored, by HM offset (as lists until they
+     fill half their diagonal): merged into the storage at MatAssemblyEnd
+     (new diagonals discovered), after the memory budget is checked */
+  std::map<Index, pdiag::StagedDiagonal<PetscScalar>> staged;
   Index                                     last_k = 0; /* diagonal of the previous entry: rows come in stencil order */
   PetscBool                                 structure_changed = PETSC_TRUE;
 
@@ -177,8 +180,13 @@ struct Mat_Diag {
 PETSC_INTERN PetscErrorCode MatCreate_Diag(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSetLayout_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagReplaceStorage_Private(Mat, Hm &&);
+
+/* diag_checks.cpp: argument checks, agreement on errors, the memory budget */
 PETSC_INTERN PetscErrorCode MatDiagCheckCount_Private(Mat, Index);
 PETSC_INTERN PetscErrorCode MatDiagCheckCountAll_Private(Mat, Index);
+PETSC_INTERN PetscErrorCode MatDiagCheckBudget_Private(Mat, pdiag::StorageCount, PetscInt64);
+PETSC_INTERN PetscErrorCode MatDiagCheckBudgetAll_Private(Mat, pdiag::StorageCount, PetscInt64);
+PETSC_INTERN PetscErrorCode MatDiagAgreeOnError_Private(MPI_Comm, PetscErrorCode, const char *);
 
 /* diag_assembly.cpp */
 PETSC_INTERN PetscErrorCode MatSetValues_Diag(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
@@ -311,10 +319,14 @@ static inline void MatDiagValuesChanged(Mat_Diag *a)
   if (a->dev.mask != PETSC_OFFLOAD_UNALLOCATED) a->dev.mask = PETSC_OFFLOAD_CPU;
 }
 
+/* diag_checks.cpp: vector and row arguments */
+PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);
+PETSC_INTERN PetscErrorCode MatDiagCheckOptionalVec_Private(Vec, PetscLayout, const char *);
+PETSC_INTERN PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat, PetscInt, const PetscInt[], Vec, Vec, const char *);
+
 /* diag_mult.cpp */
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
-PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
@@ -329,6 +341,7 @@ PETSC_INTERN PetscErrorCode MatDiagRestoreColumns_Private(Mat, Vec, const PetscS
 /* diag_convert.cpp */
 PETSC_INTERN PetscErrorCode MatConvertFrom_Diag(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_Diag_AIJ(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_Diag_ViaAIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDuplicate_Diag(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);

@@ -172,17 +172,6 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
    MatMultTransposeAdd only the global ones: check both, so that a wrong
    vector errors on every process instead of leaving the others in the
    ghost exchange, and is never read or written out of bounds. */
-PetscErrorCode MatDiagCheckVec_Private(Vec v, PetscLayout map, const char *name)
-{
-  PetscInt n, N;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCall(VecGetSize(v, &N));
-  PetscCheck(n == map->n && N == map->N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "diag: vector %s has local size %" PetscInt_FMT " and global size %" PetscInt_FMT ", the matrix needs %" PetscInt_FMT " and %" PetscInt_FMT, name, n, N, map->n, map->N);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;

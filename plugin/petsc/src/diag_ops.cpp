@@ -116,6 +116,7 @@ static PetscErrorCode MatDiagonalSet_Diag(Mat A, Vec D, InsertMode mode)
   const PetscScalar *d;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagCheckVec_Private(D, A->rmap, "D of MatDiagonalSet()"));
   PetscCall(MatDiagEnsureMainDiagonal(A));
   MatDiagValuesChanged(a);
   PetscCall(VecGetArrayRead(D, &d));
@@ -323,8 +324,7 @@ static PetscErrorCode MatZeroRowsColumns_Diag(Mat A, PetscInt n, const PetscInt 
 
   PetscFunctionBegin;
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatZeroRowsColumns() needs a square matrix");
-  for (PetscInt r = 0; r < n; r++)
-    PetscCheck(rows[r] >= 0 && rows[r] < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatZeroRowsColumns() row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", rows[r], A->rmap->N);
+  PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRowsColumns()"));
   PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL));
   if (x && b) {
     Vec                xz, Ax;
@@ -463,6 +463,7 @@ static PetscErrorCode MatGetDiagonal_DiagAny(Mat A, Vec v)
   PetscBool done;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagCheckVec_Private(v, A->rmap, "v of MatGetDiagonal()"));
   PetscCall(MatDiagGetDiagonalDevice_Private(A, v, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatGetDiagonal_Diag)(A, v));
   PetscFunctionReturn(0);
@@ -486,8 +487,7 @@ static PetscErrorCode MatZeroRows_DiagAny(Mat A, PetscInt n, const PetscInt rows
   PetscBool done;
 
   PetscFunctionBegin;
-  for (PetscInt r = 0; r < n; r++)
-    PetscCheck(rows[r] >= 0 && rows[r] < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatZeroRows() row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", rows[r], A->rmap->N);
+  PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRows()"));
   PetscCall(MatDiagZeroRowsDevice_Private(A, n, rows, diag, x, b, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatZeroRows_Diag)(A, n, rows, diag, x, b));
   PetscFunctionReturn(0);
@@ -509,6 +509,7 @@ static PetscErrorCode MatGetValues_Diag(Mat A, PetscInt m, const PetscInt rows[]
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  PetscCheck((m <= 0 || rows) && (n <= 0 || cols) && (m <= 0 || n <= 0 || v), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatGetValues() got a NULL array");
   for (PetscInt r = 0; r < m; r++) {
     const PetscInt i = rows[r];
     if (i < 0) continue;

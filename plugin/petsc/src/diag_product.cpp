@@ -666,6 +666,17 @@ PetscErrorCode ProductAlgorithm(Mat C, PetscInt *alg)
   PetscFunctionReturn(0);
 }
 
+/* The symbolic phase of a product whose algorithm is unknown: the error of
+   the algorithm's lookup, raised outside any options block. */
+static PetscErrorCode MatProductSymbolic_DiagUnknownAlgorithm(Mat C)
+{
+  PetscInt alg;
+
+  PetscFunctionBegin;
+  PetscCall(ProductAlgorithm(C, &alg));
+  SETERRQ(PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: the product's algorithm was unknown and is now known");
+}
+
 /* PETSc calls this through ops->productsetfromoptions when every operand
    is diag, and through the composed "MatProductSetFromOptions_anytype_C"
    when only some are (diag x dense, diag with aij). Diag computes products
@@ -695,7 +706,18 @@ PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
   }
   const bool dense_ab = product->type == MATPRODUCT_AB && kind[0] == Kind::Diag && kind[1] == Kind::Dense;
   bool       sparse   = any_diag && all_sparse;
-  PetscCall(ProductAlgorithm(C, &alg));
+  { /* an unknown algorithm is reported by MatProductSymbolic(): PETSc 3.18
+       calls this inside its options block and would return at once,
+       without closing it */
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = ProductAlgorithm(C, &alg);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      C->ops->productsymbolic = MatProductSymbolic_DiagUnknownAlgorithm;
+      PetscFunctionReturn(0);
+    }
+  }
   if (sparse) {
     const char *why = NULL;
     if (alg < 0) why = "the algorithm asked for is aij's";
