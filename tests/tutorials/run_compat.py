@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Runs PETSc's own tutorials with aij and with diag and compares them.
+
+Every tutorial source (ksp, snes, ts, dm tutorials of the PETSc in use) is
+compiled with mpicc and `pkg-config PETSc` (binaries cached in the work
+folder); each test of its /*TEST*/ block (loops expanded) runs twice, with
+    <test args> -mat_type aij -dm_mat_type aij -info <file>:mat
+    <test args> -dll_append <plugin> -mat_type diag -dm_mat_type diag -info <file>:mat
+(-info goes to a file, to both runs alike: the plugin says there when it
+creates a diag matrix, so runs that never create one are told apart).
+Results go to <work>/results.json, the report to <work>/report.md.
+
+  run_compat.py [--only REGEX] [--jobs N] [--plugin LIB] [--work DIR]
+  run_compat.py --rerun-failed      # only the runs that did not agree last time
+  run_compat.py --report            # rebuild the report from results.json
+"""
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import outcompare  # noqa: E402
+import testblock  # noqa: E402
+import compat_report  # noqa: E402
+
+DIRS = ["ksp/ksp/tutorials", "snes/tutorials", "ts/tutorials", "dm/impls/da/tutorials", "dm/tutorials"]
+NOT_AGREE = ("agree-within-1-iteration", "differ", "error-diag-only", "crash", "timeout", "both-fail",
+             "aij-fails-only", "not-using-diag")
+FAILING = ("differ", "error-diag-only", "crash", "timeout")  # what --strict fails on
+MAX_RANKS = 4
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def petsc_flags():
+    cflags = sh(["pkg-config", "--cflags", "PETSc"]).stdout.split()
+    libs = sh(["pkg-config", "--libs", "PETSc"]).stdout.split()
+    incs = [f[2:] for f in cflags if f.startswith("-I")]
+    conf = next((os.path.join(i, "petscconf.h") for i in incs if os.path.exists(os.path.join(i, "petscconf.h"))), None)
+    version = sh(["pkg-config", "--modversion", "PETSc"]).stdout.strip()
+    return cflags, libs, conf, version
+
+
+def default_examples(version):
+    mm = ".".join(version.split(".")[:2])
+    for p in (f"/usr/share/petsc/{mm}/share/petsc/examples/src",):
+        if os.path.isdir(p):
+            return p
+    prefix = sh(["pkg-config", "--variable=prefix", "PETSc"]).stdout.strip()
+    return os.path.join(prefix, "share/petsc/examples/src")
+
+
+def build(src, exe, cflags, libs, build_requires, conf):
+    """Compiles one tutorial (cached: an up-to-date binary or failure note is
+    reused). Returns None or the reason it is not built."""
+    fail = exe + ".fail"
+    mtime = os.path.getmtime(src)
+    unmet = testblock.unmet_requirements(build_requires, conf, ("x",) if not os.environ.get("DISPLAY") else ())
+    if unmet:
+        return "build requires: " + ", ".join(unmet)
+    if os.path.exists(exe) and os.path.getmtime(exe) >= mtime:
+        return None
+    if os.path.exists(fail) and os.path.getmtime(fail) >= mtime:
+        return open(fail).read().strip()
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    p = sh(["mpicc", "-O1", "-w", *cflags, src, "-o", exe, *libs, "-lm"])
+    if p.returncode == 0:
+        return None
+    errs = [l for l in p.stdout.splitlines() if "error" in l.lower()]
+    reason = "compile error: " + (re.sub(r"^\S+:\d+:\d+: ", "", errs[0]) if errs else p.stdout.strip()[-200:])
+    with open(fail, "w") as f:
+        f.write(reason + "\n")
+    return reason
+
+
+def collect(args, conf):
+    """Every run of every tutorial: dicts ready for run_one (or with a
+    category already: skipped, not-built)."""
+    cflags, libs, _, _ = petsc_flags()
+    unavailable = () if os.environ.get("DISPLAY") else ("x",)
+    only = re.compile(args.only) if args.only else None
+    sources = []
+    for d in DIRS:
+        for src in sorted(glob.glob(os.path.join(args.examples, d, "*.c"))):
+            sources.append((d, src))
+    runs = []
+    to_build = []
+    for d, src in sources:
+        ex = os.path.basename(src)[:-2]
+        try:
+            breq, tests = testblock.parse_tests(open(src, errors="replace").read(), ex)
+        except Exception as e:  # a test block this parser does not understand
+            tests, breq = [{"name": ex + "_1", "parse_error": str(e)}], ""
+        seen = set()
+        mine = []
+        for t in tests:
+            name = t["name"]
+            while name in seen:
+                name += "#2"
+            seen.add(name)
+            rid = f"{d}/{name}"
+            if only and not only.search(rid):
+                continue
+            mine.append(dict(t, id=rid, dir=d, source=src, name=name))
+        if mine:
+            exe = os.path.join(args.work, "bin", d.replace("/", "_"), ex)
+            to_build.append((d, src, exe, breq, mine))
+    built = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futs = {pool.submit(build, src, exe, cflags, libs, breq, conf): src for _, src, exe, breq, _ in to_build}
+        for f in concurrent.futures.as_completed(futs):
+            built[futs[f]] = f.result()
+    for d, src, exe, breq, mine in to_build:
+        for t in mine:
+            t["exe"] = exe
+            t["nsize"] = int(t.get("nsize", "1") or 1) if str(t.get("nsize", "1")).strip().isdigit() else t.get("nsize")
+            reason = skip_reason(t, conf, unavailable)
+            if built[src] and not reason:
+                t.update(category="not-built", detail=built[src])
+            elif reason:
+                t.update(category="skipped", detail=reason)
+            runs.append(t)
+    return runs
+
+
+def skip_reason(t, conf, unavailable):
+    if t.get("parse_error"):
+        return "TEST block not parsed: " + t["parse_error"]
+    if t.get("TODO"):
+        return "TODO in the test: " + t["TODO"]
+    if t.get("SKIP"):
+        return "SKIP in the test: " + t["SKIP"]
+    if t.get("command"):
+        return "custom command"
+    unmet = testblock.unmet_requirements(t.get("requires", ""), conf, unavailable)
+    if unmet:
+        return "requires: " + ", ".join(unmet)
+    if "${DATAFILESPATH}" in t.get("args", "") or "DATAFILESPATH" in t.get("filter", ""):
+        return "requires: datafilespath"
+    if not isinstance(t["nsize"], int):
+        return f"nsize {t['nsize']!r} not understood"
+    if t["nsize"] > MAX_RANKS:
+        return f"needs more than {MAX_RANKS} ranks"
+    return None
+
+
+def substitute(s, examples):
+    petsc_share = os.path.dirname(os.path.dirname(os.path.dirname(examples)))  # .../share/petsc/examples/src -> prefix
+    return (s.replace("${wPETSC_DIR}", petsc_share).replace("${PETSC_DIR}", petsc_share)
+            .replace("${PETSC_ARCH}", "").replace("${PETSC_INDEX_SIZE}", "32").replace("${PETSC_SCALAR_SIZE}", "64"))
+
+
+def command(t, variant, plugin, rundir, mpiexec):
+    args = shlex.split(substitute(t.get("args", ""), t["examples"]))
+    info = os.path.join(rundir, "info")
+    extra = ["-mat_type", variant, "-dm_mat_type", variant, "-info", info + ":mat"]
+    if variant == "diag":
+        extra = ["-dll_append", plugin] + extra
+    return [mpiexec, "--oversubscribe", "-n", str(t["nsize"]), t["exe"], *args, *extra]
+
+
+def execute(cmd, cwd, env, timeout):
+    t0 = time.time()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         errors="replace", start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, False, time.time() - t0
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            out, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+        return None, out, err, True, time.time() - t0
+
+
+def apply_filter(text, filt, cwd):
+    if not filt:
+        return text
+    filt = filt[len("Error:"):] if filt.startswith("Error:") else filt
+    p = subprocess.run(["sh", "-c", filt], input=text, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True, errors="replace", timeout=60)
+    return p.stdout if p.returncode in (0, 1) else text  # grep -v finding nothing returns 1
+
+
+def run_variant(t, variant, args, env):
+    rundir = os.path.join(args.work, "run", t["id"].replace("/", "_").replace("#", "~"), variant)
+    shutil.rmtree(rundir, ignore_errors=True)
+    os.makedirs(rundir)
+    srcdir = os.path.dirname(t["source"])
+    for f in t.get("localrunfiles", "").split() + ["output"]:
+        if os.path.exists(os.path.join(srcdir, f)):
+            os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
+    cmd = command(t, variant, args.plugin, rundir, args.mpiexec)
+    rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
+    infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))
+    both = out + "\n" + err
+    r = {"cmd": " ".join(shlex.quote(c) for c in cmd), "cwd": rundir, "rc": rc, "timeout": timed_out,
+         "seconds": round(secs, 1), "error": outcompare.first_error(both), "signal": outcompare.signal_of(both, rc),
+         "created_diag": "diag: created a" in infos}
+    r["filtered"] = apply_filter(both if t.get("filter", "").startswith("Error:") else out, t.get("filter"), rundir)
+    if rc not in (0, None) and not r["error"] and not r["signal"]:
+        tail = [l for l in err.splitlines() if l.strip() and not outcompare.LAUNCHER_NOISE.match(l)]
+        r["error"] = f"exit code {rc}" + (": " + tail[-1][:200] if tail else "")
+    return r
+
+
+def classify(t, ref, dia):
+    expects_error = t.get("filter", "").startswith("Error:")
+    ok_ref = ref["rc"] == 0 or (expects_error and not ref["timeout"] and not ref["signal"])
+    ok_dia = dia["rc"] == 0 or (expects_error and not dia["timeout"] and not dia["signal"])
+    if not ok_ref:
+        why = "aij timed out" if ref["timeout"] else (ref["signal"] or ref["error"] or f"aij exit {ref['rc']}")
+        return ("both-fail" if not ok_dia else "aij-fails-only"), why
+    if dia["timeout"]:
+        return "timeout", f"diag run exceeded the time limit (aij took {ref['seconds']} s)"
+    if dia["signal"]:
+        return "crash", dia["signal"] + (" / " + dia["error"] if dia["error"] and "signal" not in dia["error"] else "")
+    if not ok_dia:
+        return "error-diag-only", dia["error"]
+    if not dia["created_diag"]:
+        return "not-using-diag", ""
+    return outcompare.compare(ref["filtered"], dia["filtered"], args_rtol, args_floor)
+
+
+args_rtol, args_floor = 1e-6, 1e-10
+
+
+def run_one(t, args, env):
+    ref = run_variant(t, "aij", args, env)
+    dia = run_variant(t, "diag", args, env)
+    cat, detail = classify(t, ref, dia)
+    out = {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args", "requires", "filter", "note")}
+    out.update(category=cat, detail=detail or "", aij={k: v for k, v in ref.items() if k != "filtered"},
+               diag={k: v for k, v in dia.items() if k != "filtered"})
+    if cat in ("differ", "agree-within-1-iteration") and args.keep_outputs:
+        out["outputs"] = {"aij": ref["filtered"][-20000:], "diag": dia["filtered"][-20000:]}
+    if not args.keep_runs and cat == "agree":
+        shutil.rmtree(os.path.dirname(ref["cwd"]), ignore_errors=True)
+    return out
+
+
+def save(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
+
+
+def main():
+    global args_rtol, args_floor
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="regular expression on run ids (dir/exN_suffix), e.g. 'ksp/ksp/tutorials/ex2_'")
+    ap.add_argument("--jobs", type=int, default=2, help="tests run in parallel (default 2)")
+    ap.add_argument("--plugin", default=None, help="libpetscdiag.so to load with -dll_append")
+    ap.add_argument("--work", default=os.path.join(os.getcwd(), "tutorials-compat"), help="binaries, run folders, results")
+    ap.add_argument("--examples", default=None, help="src/ folder of the PETSc tutorials (default: the installed ones)")
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program run")
+    ap.add_argument("--rtol", type=float, default=1e-6)
+    ap.add_argument("--floor", type=float, default=1e-10, help="numbers below this times the largest norm are rounding")
+    ap.add_argument("--rerun-failed", action="store_true", help="run again only the runs that did not agree last time")
+    ap.add_argument("--report", action="store_true", help="only rebuild the report from results.json")
+    ap.add_argument("--report-out", default=None, help="the Markdown report (default <work>/report.md)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 if any run differs, fails with diag only, crashes or times out")
+    ap.add_argument("--skip-unless-env", default=None, help="exit 77 (skipped) unless this environment variable is set")
+    ap.add_argument("--keep-runs", action="store_true", help="keep the run folders of agreeing runs too")
+    ap.add_argument("--keep-outputs", action="store_true", help="store the outputs of differing runs in the JSON")
+    args = ap.parse_args()
+    if args.skip_unless_env and not os.environ.get(args.skip_unless_env):
+        print(f"skipped: set {args.skip_unless_env}=1 to run the full tutorial comparison (long)")
+        return 77
+    args_rtol, args_floor = args.rtol, args.floor
+    args.work = os.path.abspath(args.work)
+    os.makedirs(args.work, exist_ok=True)
+    results_path = os.path.join(args.work, "results.json")
+    report_path = args.report_out or os.path.join(args.work, "report.md")
+    if args.report:
+        data = json.load(open(results_path))
+        compat_report.write(data, report_path)
+        print(f"report: {report_path}")
+        return 0
+
+    cflags, libs, confpath, version = petsc_flags()
+    conf = testblock.read_petscconf(confpath)
+    args.examples = args.examples or default_examples(version)
+    if not args.plugin:
+        for p in ("/work/plugin-current/libpetscdiag.so", os.path.join(HERE, "../../build/lib/libpetscdiag.so")):
+            if os.path.exists(p):
+                args.plugin = p
+                break
+    if not args.plugin or not os.path.exists(args.plugin):
+        sys.exit("no plugin: give --plugin PATH/libpetscdiag.so")
+    args.plugin = os.path.abspath(args.plugin)
+
+    previous = json.load(open(results_path)) if os.path.exists(results_path) else None
+    if args.rerun_failed:
+        if not previous:
+            sys.exit(f"--rerun-failed: no {results_path}")
+        again = [r["id"] for r in previous["runs"] if r["category"] in NOT_AGREE]
+        if args.only:
+            again = [i for i in again if re.search(args.only, i)]
+        args.only = "^(" + "|".join(re.escape(i) for i in again) + ")$" if again else "^$"
+    runs = collect(args, conf)
+    for t in runs:
+        t["examples"] = args.examples
+    todo = [t for t in runs if "category" not in t]
+    print(f"{len(runs)} runs: {len(todo)} to run, {len(runs) - len(todo)} skipped or not built; plugin {args.plugin}",
+          flush=True)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    keep = {}
+    if previous and (args.rerun_failed or args.only):  # a partial run updates the last results
+        keep = {r["id"]: r for r in previous["runs"]}
+    results = {t["id"]: {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args",
+                                                          "requires", "category", "detail", "note")}
+               for t in runs if "category" in t}
+    data = {"petsc_version": version, "examples": args.examples, "plugin": args.plugin,
+            "started": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+            "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor,
+            "timeout": args.timeout, "runs": []}
+    lock = threading.Lock()
+
+    def snapshot(final=False):
+        merged = dict(keep)
+        merged.update(results)
+        data["runs"] = sorted(merged.values(), key=lambda r: r["id"])
+        data["finished"] = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC") if final else None
+        save(results_path, data)
+
+    def job(t):
+        t_env = dict(env)
+        for kv in shlex.split(t.get("env", "")):
+            if "=" in kv:
+                k, v = kv.split("=", 1)
+                t_env[k] = v
+        return run_one(t, args, t_env)
+
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futs = {pool.submit(job, t): t for t in todo}
+        for f in concurrent.futures.as_completed(futs):
+            t = futs[f]
+            try:
+                r = f.result()
+            except Exception as e:  # a runner bug must not lose the other results
+                r = {"id": t["id"], "dir": t["dir"], "name": t["name"], "category": "runner-error", "detail": repr(e)}
+            done += 1
+            with lock:
+                results[r["id"]] = r
+                print(f"[{done}/{len(todo)}] {r['category']:26s} {r['id']}" +
+                      (f"  ({r['detail'][:120]})" if r.get("detail") and r["category"] != "agree" else ""), flush=True)
+                if done % 10 == 0:
+                    snapshot()
+    snapshot(final=True)
+    compat_report.write(data, report_path)
+    counts = compat_report.counts(data["runs"])
+    print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(f"results: {results_path}\nreport: {report_path}")
+    if args.strict and any(counts.get(c, 0) for c in FAILING + ("runner-error",)):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
