@@ -22,12 +22,19 @@ MONITOR = re.compile(r"^\s*\d+\s+(KSP|SNES|TS|TAO|Linear|Nonlinear)\b|^\s*\d+ KS
 # prints its statistics when -info is on, as it is in both runs here): the
 # timings differ from run to run, the fill of a factor is storage.
 NOT_COMPARED = re.compile(r"^\s*[A-Z]+ time\s|Mflops|fill ratio given")
+# SuperLU_DIST's statistics (printed with -info, by every rank, interleaved)
+SUPERLU_STATS = re.compile(r"^\s*(\*\*|\.\s|Matrix size min_mn|Nonzeros in [LU]\b|nonzeros in (L\+U|LSUB)|Sum-of-all|"
+                           r"Max at rank|L\\U :|\w+ flops)")
+# Stored zeros in MatView's "row i: (j, v) ..." lines: aij shows the zeros it
+# stores (e.g. a DMDA's preallocated stencil), diag others; the matrix is the same.
+ZERO_ENTRY = re.compile(r"\(\s*\d+\s*,\s*-?0\.?(e[-+]?0+)?\s*\)\s*")
 NORMLINE = re.compile(r"norm|resid", re.IGNORECASE)
 
 
 def kept_lines(text):
     """The lines that are compared, with their line numbers."""
     kept, skip_indent = [], None
+    superlu = "** Memory Usage" in text or "**** Time (seconds)" in text
     for no, line in enumerate(text.splitlines()):
         if LAUNCHER_NOISE.match(line):
             skip_indent = 0  # with its indented continuation lines
@@ -42,6 +49,10 @@ def kept_lines(text):
             continue
         if any(o in line for o in OUR_OPTIONS) or NOT_COMPARED.search(line):
             continue
+        if superlu and SUPERLU_STATS.match(line):
+            continue
+        if line.startswith("row "):
+            line = ZERO_ENTRY.sub("", line)
         kept.append((no, line))
     return kept
 
@@ -72,10 +83,12 @@ def _num_equal(a, b, rtol, atol):
     return abs(x - y) <= max(rtol * max(abs(x), abs(y)), atol)
 
 
-def compare(out_ref, out_diag, rtol=1e-6, floor=1e-10):
-    """('agree' | 'agree-within-1-iteration' | 'differ', detail)."""
+def compare(out_ref, out_diag, rtol=1e-6, floor=1e-10, abs_floor=1e-12):
+    """('agree' | 'agree-within-1-iteration' | 'differ', detail). Numbers
+    agree within rtol, or when both are below floor x the largest norm or
+    below abs_floor (errors and residuals at the level of rounding)."""
     lr, ld = kept_lines(out_ref), kept_lines(out_diag)
-    atol = floor * norm_scale(lr)
+    atol = max(floor * norm_scale(lr), abs_floor)
     first = _first_difference(tokens(lr), tokens(ld), rtol, atol, int_slack=0)
     if first is None:
         return "agree", ""
@@ -137,7 +150,7 @@ def first_error(text):
         return None
     msg, frame = [], None
     i = heads[0] + 1
-    while i < len(bodies) and not re.match(r"See http|Petsc |Option left|-{5}|#\d", bodies[i]):
+    while i < len(bodies) and not re.match(r"See http|Petsc |Option left|WARNING!|-{5}|#\d", bodies[i]):
         if bodies[i] and len(msg) < 3:
             msg.append(bodies[i])
         i += 1
@@ -168,5 +181,5 @@ def group_key(message):
     if not message:
         return "(no PETSc error message)"
     s = re.sub(r"/\S+", "PATH", message)
-    s = re.sub(r"\d+(\.\d+)?([eE][-+]?\d+)?", "N", s)
+    s = re.sub(r"(?<!signal )\b\d+(\.\d+)?([eE][-+]?\d+)?", "N", s)
     return s

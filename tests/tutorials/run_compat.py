@@ -40,6 +40,11 @@ NOT_AGREE = ("agree-within-1-iteration", "differ", "error-diag-only", "crash", "
              "aij-fails-only", "not-using-diag")
 FAILING = ("differ", "error-diag-only", "crash", "timeout")  # what --strict fails on
 MAX_RANKS = 4
+# Matrix types a test may ask for that aij (and diag) can stand in for: the
+# same matrix in another storage. A test asking for another type (is for
+# BDDC/FETI-DP, hypre, hyprestruct, kaij, nest, ...) needs that type: it is
+# skipped, as the appended -mat_type aij/diag would break it for both runs.
+REPLACEABLE = re.compile(r"^(seq|mpi)?(aij|baij|sbaij|sell|dense|aijperm|aijcrl|aijsell|aijmkl|baijmkl)$")
 
 
 def sh(cmd, **kw):
@@ -49,9 +54,21 @@ def sh(cmd, **kw):
 def petsc_flags():
     cflags = sh(["pkg-config", "--cflags", "PETSc"]).stdout.split()
     libs = sh(["pkg-config", "--libs", "PETSc"]).stdout.split()
+    libdir = sh(["pkg-config", "--variable=libdir", "PETSc"]).stdout.strip()
+    if libdir:  # a PETSc outside the loader's paths (PETSC_DIR builds)
+        libs.append("-Wl,-rpath," + libdir)
     incs = [f[2:] for f in cflags if f.startswith("-I")]
     conf = next((os.path.join(i, "petscconf.h") for i in incs if os.path.exists(os.path.join(i, "petscconf.h"))), None)
     version = sh(["pkg-config", "--modversion", "PETSc"]).stdout.strip()
+    # Some tutorials call PETSc's dependencies directly (HDF5 headers through
+    # petscviewerhdf5.h, LAPACK/BLAS): PETSc's own makefiles add them, a
+    # shared PETSc's PETSc.pc does not.
+    for pkg, want in (("hdf5", "PETSC_HAVE_HDF5"), ("lapack", None), ("blas", None)):
+        if want and conf and want not in open(conf).read():
+            continue
+        if sh(["pkg-config", "--exists", pkg]).returncode == 0:
+            cflags += sh(["pkg-config", "--cflags", pkg]).stdout.split()
+            libs += sh(["pkg-config", "--libs", pkg]).stdout.split()
     return cflags, libs, conf, version
 
 
@@ -74,16 +91,20 @@ def build(src, exe, cflags, libs, build_requires, conf):
         return "build requires: " + ", ".join(unmet)
     if os.path.exists(exe) and os.path.getmtime(exe) >= mtime:
         return None
+    cmd = ["mpicc", "-O1", "-w", *cflags, src, "-o", exe, *libs, "-lm"]
     if os.path.exists(fail) and os.path.getmtime(fail) >= mtime:
-        return open(fail).read().strip()
+        with open(fail) as f:
+            lines = f.read().splitlines()
+        if lines and lines[0] == " ".join(cmd):  # the same command failed before
+            return lines[1]
     os.makedirs(os.path.dirname(exe), exist_ok=True)
-    p = sh(["mpicc", "-O1", "-w", *cflags, src, "-o", exe, *libs, "-lm"])
+    p = sh(cmd)
     if p.returncode == 0:
         return None
     errs = [l for l in p.stdout.splitlines() if "error" in l.lower()]
     reason = "compile error: " + (re.sub(r"^\S+:\d+:\d+: ", "", errs[0]) if errs else p.stdout.strip()[-200:])
     with open(fail, "w") as f:
-        f.write(reason + "\n")
+        f.write(" ".join(cmd) + "\n" + reason + "\n")
     return reason
 
 
@@ -151,6 +172,9 @@ def skip_reason(t, conf, unavailable):
         return "requires: " + ", ".join(unmet)
     if "${DATAFILESPATH}" in t.get("args", "") or "DATAFILESPATH" in t.get("filter", ""):
         return "requires: datafilespath"
+    for opt, val in re.findall(r"(?:^|\s)-(mat_type|dm_mat_type)\s+(\S+)", t.get("args", "")):
+        if not REPLACEABLE.match(val):
+            return f"needs -{opt} {val} (not replaceable by aij/diag)"
     if not isinstance(t["nsize"], int):
         return f"nsize {t['nsize']!r} not understood"
     if t["nsize"] > MAX_RANKS:
@@ -158,14 +182,20 @@ def skip_reason(t, conf, unavailable):
     return None
 
 
-def substitute(s, examples):
-    petsc_share = os.path.dirname(os.path.dirname(os.path.dirname(examples)))  # .../share/petsc/examples/src -> prefix
-    return (s.replace("${wPETSC_DIR}", petsc_share).replace("${PETSC_DIR}", petsc_share)
-            .replace("${PETSC_ARCH}", "").replace("${PETSC_INDEX_SIZE}", "32").replace("${PETSC_SCALAR_SIZE}", "64"))
+def substitute(s, examples, conf):
+    prefix = examples
+    for _ in range(4):  # <prefix>/share/petsc/examples/src
+        prefix = os.path.dirname(prefix)
+    isize = "64" if "PETSC_USE_64BIT_INDICES" in conf else "32"
+    ssize = {"single": "32", "__float128": "128", "__fp16": "16"}.get(conf["__precision__"], "64")
+    for k, v in (("wPETSC_DIR", prefix), ("PETSC_DIR", prefix), ("PETSC_ARCH", ""), ("PETSC_INDEX_SIZE", isize),
+                 ("PETSC_SCALAR_SIZE", ssize)):
+        s = s.replace("${" + k + "}", v).replace("@" + k + "@", v)
+    return s
 
 
 def command(t, variant, plugin, rundir, mpiexec):
-    args = shlex.split(substitute(t.get("args", ""), t["examples"]))
+    args = shlex.split(substitute(t.get("args", ""), t["examples"], t["conf"]))
     info = os.path.join(rundir, "info")
     extra = ["-mat_type", variant, "-dm_mat_type", variant, "-info", info + ":mat"]
     if variant == "diag":
@@ -236,16 +266,48 @@ def classify(t, ref, dia):
         return "error-diag-only", dia["error"]
     if not dia["created_diag"]:
         return "not-using-diag", ""
-    return outcompare.compare(ref["filtered"], dia["filtered"], args_rtol, args_floor)
+    return outcompare.compare(ref["filtered"], dia["filtered"], *TOLERANCES)
 
 
-args_rtol, args_floor = 1e-6, 1e-10
+TOLERANCES = [1e-6, 1e-10, 1e-12]  # rtol, floor (x the largest norm), absolute floor
+
+
+def backtrace(t, dia, args, env):
+    """Where a crashing diag run dies: the run again under gdb (every rank;
+    PETSc's signal handler off), the first frames of the rank that got the
+    signal. Release builds name the functions, without lines."""
+    cmd = shlex.split(dia["cmd"])
+    n = cmd.index("-n")
+    exe_at = n + 2
+    gdb = ["gdb", "-batch", "-nx", "-ex", "run", "-ex", "bt 15", "--args"]
+    full = cmd[:n] + ["--tag-output"] + cmd[n:exe_at] + gdb + cmd[exe_at:] + ["-no_signal_handler"]
+    rc, out, err, timed_out, _ = execute(full, dia["cwd"], env, args.timeout + 60)
+    tag = re.compile(r"\[\d+,(\d+)\]<\w+>:")  # --tag-output's prefix, also amid gdb's lines
+    lines = []
+    for line in (out + "\n" + err).splitlines():
+        m = tag.match(line)
+        if m:
+            lines.append((m.group(1), tag.sub("", line)))
+    rank = next((r for r, l in lines if re.search(r"received signal|Program received", l)), None)
+    frames = []
+    for r, line in lines:
+        m = re.match(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?((?:\(anonymous namespace\)::)?[^\s(]+)", line)
+        if m and r == rank and int(m.group(1)) == len(frames):
+            frames.append(m.group(2))
+    return frames
 
 
 def run_one(t, args, env):
     ref = run_variant(t, "aij", args, env)
     dia = run_variant(t, "diag", args, env)
     cat, detail = classify(t, ref, dia)
+    if cat == "crash" and args.backtrace and shutil.which("gdb"):
+        frames = backtrace(t, dia, args, env)
+        if frames:
+            dia["backtrace"] = frames
+            # the crash site names the group: the first frames that are not libc's
+            site = [f for f in frames if not f.startswith(("__", "raise", "abort", "??"))][:3]
+            detail = detail.split(" / ")[0] + " in " + " < ".join(site)
     out = {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args", "requires", "filter", "note")}
     out.update(category=cat, detail=detail or "", aij={k: v for k, v in ref.items() if k != "filtered"},
                diag={k: v for k, v in dia.items() if k != "filtered"})
@@ -264,7 +326,6 @@ def save(path, data):
 
 
 def main():
-    global args_rtol, args_floor
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="regular expression on run ids (dir/exN_suffix), e.g. 'ksp/ksp/tutorials/ex2_'")
     ap.add_argument("--jobs", type=int, default=2, help="tests run in parallel (default 2)")
@@ -272,21 +333,27 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.getcwd(), "tutorials-compat"), help="binaries, run folders, results")
     ap.add_argument("--examples", default=None, help="src/ folder of the PETSc tutorials (default: the installed ones)")
     ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--pkg-config-path", default=None, help="folder of the PETSc.pc to build against (default: pkg-config's)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program run")
     ap.add_argument("--rtol", type=float, default=1e-6)
     ap.add_argument("--floor", type=float, default=1e-10, help="numbers below this times the largest norm are rounding")
+    ap.add_argument("--abs-floor", type=float, default=1e-12, help="numbers below this are rounding")
     ap.add_argument("--rerun-failed", action="store_true", help="run again only the runs that did not agree last time")
     ap.add_argument("--report", action="store_true", help="only rebuild the report from results.json")
     ap.add_argument("--report-out", default=None, help="the Markdown report (default <work>/report.md)")
     ap.add_argument("--strict", action="store_true", help="exit 1 if any run differs, fails with diag only, crashes or times out")
     ap.add_argument("--skip-unless-env", default=None, help="exit 77 (skipped) unless this environment variable is set")
+    ap.add_argument("--no-backtrace", dest="backtrace", action="store_false",
+                    help="do not rerun crashing diag runs under gdb for the crash site")
     ap.add_argument("--keep-runs", action="store_true", help="keep the run folders of agreeing runs too")
     ap.add_argument("--keep-outputs", action="store_true", help="store the outputs of differing runs in the JSON")
     args = ap.parse_args()
     if args.skip_unless_env and not os.environ.get(args.skip_unless_env):
         print(f"skipped: set {args.skip_unless_env}=1 to run the full tutorial comparison (long)")
         return 77
-    args_rtol, args_floor = args.rtol, args.floor
+    TOLERANCES[:] = [args.rtol, args.floor, args.abs_floor]
+    if args.pkg_config_path:
+        os.environ["PKG_CONFIG_PATH"] = args.pkg_config_path + os.pathsep + os.environ.get("PKG_CONFIG_PATH", "")
     args.work = os.path.abspath(args.work)
     os.makedirs(args.work, exist_ok=True)
     results_path = os.path.join(args.work, "results.json")
@@ -319,7 +386,7 @@ def main():
         args.only = "^(" + "|".join(re.escape(i) for i in again) + ")$" if again else "^$"
     runs = collect(args, conf)
     for t in runs:
-        t["examples"] = args.examples
+        t["examples"], t["conf"] = args.examples, conf
     todo = [t for t in runs if "category" not in t]
     print(f"{len(runs)} runs: {len(todo)} to run, {len(runs) - len(todo)} skipped or not built; plugin {args.plugin}",
           flush=True)
@@ -332,8 +399,11 @@ def main():
                for t in runs if "category" in t}
     data = {"petsc_version": version, "examples": args.examples, "plugin": args.plugin,
             "started": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
-            "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor,
+            "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor, "abs_floor": args.abs_floor,
             "timeout": args.timeout, "runs": []}
+    # what ran before, when this run updates part of the last results
+    data["history"] = (previous.get("history", []) if keep else []) + [
+        {"command": data["command"], "started": data["started"], "runs": len(todo)}]
     lock = threading.Lock()
 
     def snapshot(final=False):
