@@ -98,14 +98,21 @@ def write(data, path):
             L.append("Runs: " + ", ".join(f"`{r['id']}`" for r in sorted(rs, key=lambda r: r["id"])) + "\n")
 
     for cat in ("differ", "agree-within-1-iteration"):
-        sel = sorted((r for r in runs if r["category"] == cat), key=lambda r: r["id"])
+        sel = [r for r in runs if r["category"] == cat]
         if not sel:
             continue
-        L.append(f"## {cat} ({len(sel)})\n")
-        L.append("First differing line of each (aij | diag), and the diag command:\n")
+        L.append(f"## {cat} ({len(sel)}), by first differing line\n")
+        L.append("Grouped by the first differing line (numbers generalized); each run with its first differing "
+                 "line (aij | diag) and the diag command (the aij command: the same with `-mat_type aij "
+                 "-dm_mat_type aij`, without `-dll_append`).\n")
+        groups = collections.defaultdict(list)
         for r in sel:
-            L.append(f"- `{r['id']}` (np {r.get('nsize')}): {_md(r.get('detail'))[:400]}  \n  `{repro(r)}`")
-        L.append("")
+            groups[outcompare.group_key(r.get("detail"))].append(r)
+        for key, rs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            L.append(f"### {len(rs)} x {_md(key)[:300]}\n")
+            for r in sorted(rs, key=lambda r: r["id"]):
+                L.append(f"- `{r['id']}` (np {r.get('nsize')}): {_md(r.get('detail'))[:400]}  \n  `{repro(r)}`")
+            L.append("")
 
     for cat in ("both-fail", "aij-fails-only", "runner-error"):
         sel = sorted((r for r in runs if r["category"] == cat), key=lambda r: r["id"])

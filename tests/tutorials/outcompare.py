@@ -78,31 +78,75 @@ def norm_scale(lines):
     return scale
 
 
+def _sig_digits(w):
+    mant = NUM.match(w).group(1).replace(".", "").lstrip("0")
+    return len(mant)
+
+
+def _printed_unit(a, b):
+    """One unit in the last printed digit of two numbers printed alike
+    ("3.33207e-06": 1e-11): values printed with few digits may differ by one
+    after rounding. %g drops trailing zeros ("2." is 2.00000), so at least
+    6 significant digits are assumed."""
+    import math
+    v = max(abs(float(a)), abs(float(b)))
+    if v == 0.0:
+        return 0.0
+    sig = max(_sig_digits(a), _sig_digits(b), 6)
+    return 10.0 ** (math.floor(math.log10(v)) - sig + 1)
+
+
 def _num_equal(a, b, rtol, atol):
     x, y = float(a), float(b)
-    return abs(x - y) <= max(rtol * max(abs(x), abs(y)), atol)
+    unit = _printed_unit(a, b)
+    return abs(x - y) <= max(rtol * max(abs(x), abs(y)), atol, 1.01 * unit)
 
 
 def compare(out_ref, out_diag, rtol=1e-6, floor=1e-10, abs_floor=1e-12):
     """('agree' | 'agree-within-1-iteration' | 'differ', detail). Numbers
     agree within rtol, or when both are below floor x the largest norm or
-    below abs_floor (errors and residuals at the level of rounding)."""
+    below abs_floor (errors and residuals at the level of rounding).
+
+    agree-within-1-iteration: some iteration count differs by one (a
+    monitor's lines per solve, or a printed count), none by more, and the
+    rest agrees once the monitor lines are set aside (their count differs)
+    and the other numbers are compared loosely (one iteration more or less
+    changes a final residual). The same iteration counts with different
+    numbers is a difference. The detail of a difference starts with its
+    kind: [output] (words differ), [iterations] (counts differ by more than
+    one), [numbers] (the same counts, different values)."""
     lr, ld = kept_lines(out_ref), kept_lines(out_diag)
     atol = max(floor * norm_scale(lr), abs_floor)
     first = _first_difference(tokens(lr), tokens(ld), rtol, atol, int_slack=0)
     if first is None:
         return "agree", ""
-    # Within one iteration: the monitor lines dropped (their count may differ
-    # by one per solve), integers (iteration counts) within 1, the other
-    # numbers loosely (one iteration more or less changes a final residual).
     rr, rd = _monitor_runs(lr), _monitor_runs(ld)
-    if len(rr) == len(rd) and all(abs(a - b) <= 1 for a, b in zip(rr, rd)):
-        sr = [x for x in lr if not MONITOR.match(x[1])]
-        sd = [x for x in ld if not MONITOR.match(x[1])]
-        loose = _first_difference(tokens(sr), tokens(sd), 1e-2, max(atol, 1e-4 * norm_scale(lr)), int_slack=1)
-        if loose is None:
-            return "agree-within-1-iteration", first
-    return "differ", first
+    sr = [x for x in lr if not MONITOR.match(x[1])]
+    sd = [x for x in ld if not MONITOR.match(x[1])]
+    its = f" (monitor lines per solve: aij {_runs_text(rr)}, diag {_runs_text(rd)})" if rr != rd else ""
+    if _skeleton(sr) != _skeleton(sd) or len(rr) != len(rd):
+        return "differ", "[output] " + first + its
+    ints_r = [w for w, _, _ in tokens(sr) if INT.match(w)]
+    ints_d = [w for w, _, _ in tokens(sd) if INT.match(w)]
+    gaps = [abs(a - b) for a, b in zip(rr, rd)] + [abs(int(a) - int(b)) for a, b in zip(ints_r, ints_d)]
+    if max(gaps, default=0) > 1:
+        return "differ", "[iterations] " + first + its
+    if max(gaps, default=0) == 0:
+        return "differ", "[numbers] " + first
+    loose = _first_difference(tokens(sr), tokens(sd), 1e-2, max(atol, 1e-4 * norm_scale(lr)), int_slack=1)
+    if loose is None:
+        return "agree-within-1-iteration", first + its
+    return "differ", "[numbers] " + loose + its
+
+
+def _skeleton(lines):
+    return [("#" if NUM.match(w) else w) for w, _, _ in tokens(lines)]
+
+
+def _runs_text(runs):
+    if len(runs) > 8:
+        return ",".join(map(str, runs[:8])) + f",... ({len(runs)} solves)"
+    return ",".join(map(str, runs)) or "none"
 
 
 def _monitor_runs(lines):
@@ -180,6 +224,7 @@ def group_key(message):
     """The message with its numbers and paths generalized, to group runs."""
     if not message:
         return "(no PETSc error message)"
-    s = re.sub(r"/\S+", "PATH", message)
+    s = re.sub(r"0x[0-9a-fA-F]+", "ADDR", message)
+    s = re.sub(r"(?<![\w<])/[\w./-]+", "PATH", s)
     s = re.sub(r"(?<!signal )\b\d+(\.\d+)?([eE][-+]?\d+)?", "N", s)
     return s
