@@ -42,6 +42,9 @@ if [ "$PETSC_PREFIX" != /opt/petsc-cuda ]; then
   cp "$PACK" "$DEST/petsc-lib.tar.xz"
   echo "$PETSC_VERSION_BUILT" >"$DEST/petsc-version"
 fi
+# test_pc's SuiteSparse pair, when this machine has the shared collection
+SS=$ROOT/../shared/data/suitesparse
+if [ -f "$SS/cdde1.mtx" ]; then mkdir -p "$DEST/ssmat" && cp "$SS/cdde1.mtx" "$SS/1138_bus.mtx" "$DEST/ssmat/"; fi
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
 echo "staged $BUILD (PETSc $PETSC_VERSION_BUILT at $PETSC_PREFIX)"

@@ -8,6 +8,8 @@
 #include <petscdmda.h>
 #include <petscksp.h>
 
+#include "dm_inactive.hpp"
+
 namespace solvers {
 
 /* A DMDA on the unit square (dim 2) or cube (dim 3) with n points per
@@ -124,7 +126,7 @@ inline PetscErrorCode AttachGrid(KSP ksp, Mat A, DM dm = nullptr)
   if (!dm) PetscCall(MatGetDM(A, &dm));
   if (!dm) PetscFunctionReturn(0);
   PetscCall(KSPSetDM(ksp, dm));
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(KSPSetDMInactive(ksp));
   PetscFunctionReturn(0);
 }
 

@@ -17,6 +17,8 @@ static const char help[] = "Poisson's equation -lap u = f on the unit square or 
 #include <petscksp.h>
 #include <petsctime.h>
 
+#include "dm_inactive.hpp"
+
 #include <cmath>
 
 namespace {
@@ -158,7 +160,7 @@ int main(int argc, char **argv)
      grids (the fine one is A, assembled above) */
   PetscCall(DMKSPSetComputeOperators(da, ComputeCoarseOperator, &M));
   PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+  PetscCall(KSPSetDMInactive(ksp));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   {

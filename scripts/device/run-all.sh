@@ -6,6 +6,7 @@
 # -mat_diag_device_ops, and under memcheck), mpisan (MPI device paths under
 # memcheck and initcheck on 2 ranks), profile (-log_view of a product),
 # plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
+# pc (test_pc -gpu: every PC, aijcusparse against diagcuda, 1-3 ranks),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
 # examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
@@ -17,7 +18,7 @@ source ./env.sh  # device-env.sh, and the staged PETSc when it is not 3.18
 export PMIX_MCA_pcompress_base_silence_warning=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-sections=${*:-kernels sanitize plugin tutorials examples bench program}
+sections=${*:-kernels sanitize plugin pc tutorials examples bench program}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 echo "PETSc: $(basename "$(readlink -f "$PETSC_DIR/lib/libpetsc.so")") in $PETSC_DIR" | tee -a "$OUT/gpu.txt"
 summary=()
@@ -56,6 +57,11 @@ if has plugin; then
   run test_products.gpu.np3 mpiexec -n 3 bin/test_products $GM
   run test_products.gpu.atomic mpiexec -n 1 bin/test_products $G -case paper-style -mat_product_algorithm diag_atomic
   run test_products.gpu.atomic.np2 mpiexec -n 2 bin/test_products $GM -case paper-style -mat_product_algorithm diag_atomic
+fi
+if has pc; then
+  # the PC matrix of the drop-in issue with CUDA vectors: aijcusparse against
+  # diagcuda (test_pc -gpu), on 1-3 ranks; the SuiteSparse pair is staged in ssmat/
+  for np in 1 2 3; do run test_pc.gpu.np$np mpiexec -n $np bin/test_pc "$PWD/ssmat" -gpu; done
 fi
 if has devops; then
   # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu

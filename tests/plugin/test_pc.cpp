@@ -14,7 +14,8 @@
    Options of a configuration are given to both solvers under their own
    prefix (aij_ / diag_), so nothing else in the database differs.
    Arguments: [suitesparse folder]; -case <text> runs the configurations
-   and problems whose name contains the text. */
+   and problems whose name contains the text; -gpu compares aijcusparse
+   with diagcuda, vectors on the GPU (CUDA builds, on the device). */
 #include <petscdiag.h>
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -25,12 +26,19 @@
 
 #include "matrix_market.hpp"
 #include "plugin_testing.hpp"
+#include "../../solvers/dm_inactive.hpp"
 
 static const char help[] = "PCs with aij and diag: same convergence.\n";
 
 using namespace plugin_testing;
 
 namespace {
+
+/* -gpu: the matrix types with their values and vectors on the GPU */
+bool g_gpu = false;
+
+MatType AijType() { return g_gpu ? MATAIJCUSPARSE : MATAIJ; }
+MatType DiagType() { return g_gpu ? MATDIAGCUDA : MATDIAG; }
 
 struct Problem {
   std::string name;
@@ -84,9 +92,10 @@ PetscErrorCode StencilProblem(const std::string &name, bool convection, PetscInt
   p->spd  = !convection;
   if (convection) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &p->da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &p->da));
+  if (g_gpu) PetscCall(DMSetVecType(p->da, VECCUDA));
   PetscCall(DMSetUp(p->da));
   for (Mat *M : {&p->aij, &p->diag}) {
-    PetscCall(DMSetMatType(p->da, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(DMSetMatType(p->da, M == &p->aij ? AijType() : DiagType()));
     PetscCall(DMCreateMatrix(p->da, M));
     PetscCall(AssembleStencil(p->da, convection, *M));
   }
@@ -105,7 +114,7 @@ PetscErrorCode FileProblem(const std::string &path, const std::string &name, boo
   for (Mat *M : {&p->aij, &p->diag}) {
     PetscCall(MatCreate(PETSC_COMM_WORLD, M));
     PetscCall(MatSetSizes(*M, T.rend - T.rstart, PETSC_DECIDE, T.M, T.N));
-    PetscCall(MatSetType(*M, M == &p->aij ? MATAIJ : MATDIAG));
+    PetscCall(MatSetType(*M, M == &p->aij ? AijType() : DiagType()));
     PetscCall(MatSetUp(*M));
     for (std::size_t e = 0; e < T.i.size(); e++) PetscCall(MatSetValue(*M, T.i[e], T.j[e], T.v[e], ADD_VALUES));
     PetscCall(Assemble(*M));
@@ -127,6 +136,7 @@ std::vector<Config> Configs()
     {"none", "-pc_type none"},
     {"jacobi", "-pc_type jacobi"},
     {"pbjacobi", "-pc_type pbjacobi"},
+    {"vpbjacobi", "-pc_type vpbjacobi"},
     {"sor", "-pc_type sor"},
     {"ssor omega 1.3 its 2", "-pc_type sor -pc_sor_symmetric -pc_sor_omega 1.3 -pc_sor_its 2"},
     {"sor local backward", "-pc_type sor -pc_sor_local_backward"},
@@ -155,11 +165,13 @@ std::vector<Config> Configs()
     {"ml", "-pc_type ml"},
     {"hypre boomeramg", "-pc_type hypre"},
     {"redundant", "-pc_type redundant"},
+    {"redistribute", "-pc_type redistribute -redistribute_ksp_type preonly -redistribute_pc_type bjacobi"},
+    {"tfs", "-pc_type tfs"},
     {"kaczmarz", "-pc_type kaczmarz"},
     {"chebyshev jacobi", "-ksp_type chebyshev -pc_type jacobi -ksp_max_it 400", true},
     {"mg galerkin sor", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type sor"},
     {"mg galerkin jacobi", "-pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -mg_levels_pc_type jacobi"},
-    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type lu -telescope_pc_factor_mat_solver_type mumps"},
+    {"telescope", "-pc_type telescope -pc_telescope_reduction_factor 2 -telescope_pc_type bjacobi -telescope_sub_pc_type lu"},
   };
   for (Config &x : c) {
     if (x.name == "icc" || x.name == "cholesky" || x.name == "ilu rcm" || x.name == "lu nd" || x.name == "lu superlu" || x.name == "lu umfpack" || x.name == "lu klu" || x.name == "cholesky cholmod" || x.name == "eisenstat") x.seq_only = true;
@@ -203,7 +215,7 @@ PetscErrorCode MakeKSP(const Problem &p, Mat M, const Config &c, const char *pre
   PetscCall(KSPSetOperators(*ksp, M, M));
   if (p.da) {
     PetscCall(KSPSetDM(*ksp, p.da));
-    PetscCall(KSPSetDMActive(*ksp, PETSC_FALSE));
+    PetscCall(KSPSetDMInactive(*ksp));
   }
   PetscCall(KSPSetType(*ksp, p.spd ? KSPCG : KSPGMRES));
   PetscCall(KSPSetTolerances(*ksp, 1e-9, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
@@ -314,10 +326,15 @@ int main(int argc, char **argv)
 
   PetscCall(Start(&argc, &argv, help));
   PetscCall(only.FromOptions());
+  {
+    PetscBool gpu = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+    g_gpu = gpu;
+  }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
   PetscCall(StencilProblem("convection-diffusion 2d 25^2", true, 25, &problems[1]));
-  if (argc > 1) { /* SuiteSparse matrices from the shared collection */
+  if (argc > 1 && argv[1][0] != '-') { /* SuiteSparse matrices from the shared collection */
     const std::pair<const char *, bool> files[] = {{"cdde1.mtx", false}, {"1138_bus.mtx", true}};
     for (const auto &f : files) {
       const std::string path = std::string(argv[1]) + "/" + f.first;
@@ -329,10 +346,23 @@ int main(int argc, char **argv)
       PetscCall(FileProblem(path, std::string("suitesparse ") + f.first, f.second, &problems.back()));
     }
   }
+  for (const Problem &p : problems) { /* blocks of 2 and 1 rows for vpbjacobi (used by no other PC) */
+    PetscInt m;
+    PetscCall(MatGetLocalSize(p.aij, &m, NULL));
+    std::vector<PetscInt> sizes;
+    for (PetscInt r = 0; r < m;) {
+      const PetscInt bs = PetscMin(sizes.size() % 2 ? 1 : 2, m - r);
+      sizes.push_back(bs);
+      r += bs;
+    }
+    for (Mat M : {p.aij, p.diag}) PetscCall(MatSetVariableBlockSizes(M, (PetscInt)sizes.size(), sizes.data()));
+  }
   for (const Problem &p : problems)
     for (const Config &c : Configs()) {
       if ((c.spd_only && !p.spd) || (c.seq_only && g_size > 1) || (c.parallel_only && g_size == 1) || (c.needs_dmda && !p.da)) continue;
       if (!only(p.name + " / " + c.name)) continue;
+      /* TFS runs on 2^k processes only (aij stops with "only 2^k", or crashes in PETSc on a nonsymmetric operator) */
+      if (c.name == "tfs" && (g_size & (g_size - 1))) continue;
       Run(p.name + " / " + c.name, "solve", [&] { return Compare(p, c); });
     }
   for (Problem &p : problems) {

@@ -112,6 +112,45 @@ Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
   return C;
 }
 
+/// The CSR pattern (rowptr over the block's rows, columns ascending and
+/// unique in each row) of nnz COO positions of the block's rows.
+inline void coo_pattern(const Layout& L, Index nnz, const Index* rows, const Index* cols, std::vector<Index>& rowptr, std::vector<Index>& colidx) {
+  rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
+  for (Index e = 0; e < nnz; ++e) {
+    if (rows[e] < L.row_begin || rows[e] >= L.row_end()) throw FormatError("coo_pattern: row outside the block");
+    ++rowptr[rows[e] - L.row_begin + 1];
+  }
+  for (Index il = 0; il < L.nrows; ++il) rowptr[il + 1] += rowptr[il];
+  colidx.assign(static_cast<std::size_t>(nnz), 0);
+  std::vector<Index> next(rowptr.begin(), rowptr.end() - 1);
+  for (Index e = 0; e < nnz; ++e) colidx[next[rows[e] - L.row_begin]++] = cols[e];
+  Index out = 0;  // sort and deduplicate each row, compacting in place
+  for (Index il = 0; il < L.nrows; ++il) {
+    const auto first = colidx.begin() + rowptr[il], last = colidx.begin() + rowptr[il + 1];
+    std::sort(first, last);
+    const Index begin = out;
+    for (auto it = first; it != last; ++it)
+      if (out == begin || colidx[out - 1] != *it) colidx[out++] = *it;
+    rowptr[il] = begin;
+  }
+  rowptr[L.nrows] = out;
+  colidx.resize(static_cast<std::size_t>(out));
+}
+
+/// The positions of a CSR block's entries in the columns [c0, c1), as COO
+/// of a matrix of its own: rows 0..nrows-1, columns shifted by -c0.
+template <class T>
+void csr_column_block_coo(const Csr<T>& C, Index c0, Index c1, std::vector<Index>& rows, std::vector<Index>& cols) {
+  rows.clear();
+  cols.clear();
+  for (Index il = 0; il + 1 < Index(C.rowptr.size()); ++il)
+    for (Index p = C.rowptr[il]; p < C.rowptr[il + 1]; ++p)
+      if (C.colidx[p] >= c0 && C.colidx[p] < c1) {
+        rows.push_back(il);
+        cols.push_back(C.colidx[p] - c0);
+      }
+}
+
 /// keep(i, j, v) for every stored entry of A, in storage order (1 or 0).
 template <class T, class Keep>
 std::vector<unsigned char> hm_entry_mask(const HmMatrix<T>& A, Keep&& keep) {

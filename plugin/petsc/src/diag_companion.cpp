@@ -13,8 +13,10 @@
    set. Diag does not record which stored entries were set, so the copy
    holds the main diagonal, every nonzero, for a DMDA's matrix every
    coupling of its stencil (zero or not: aij's DMCreateMatrix holds them),
-   and every entry an earlier copy of the same structure held (an entry
-   that became zero stays, as in aij). Stored zeros beyond that (a diagonal
+   every entry of the aij matrix this one was converted from (MatConvert,
+   MatLoad, submatrices: explicit zeros included), and every entry an
+   earlier copy of the same structure held (an entry that became zero
+   stays, as in aij). Stored zeros beyond that (a diagonal
    running past the end of a grid line, the zeros a matrix PETSc built with
    this type, e.g. a multigrid prolongator, carries along its diagonals) are
    not entries: an ordering, an overlap, a coloring or a product that saw
@@ -49,7 +51,7 @@ struct AijEntries {
   }
 };
 
-/* The rule for A; `sticky`: with the pattern of A's aij copy, if it has A's structure. */
+/* The rule for A; `sticky`: with the aij pattern A keeps, if it has A's structure. */
 static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
 {
   Mat_Diag *a = (Mat_Diag *)A->data;
@@ -58,9 +60,9 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   PetscCall(MatDiagGridPattern_Private(A, &rule->stencil));
   rule->square = A->rmap->N == A->cmap->N;
   rule->r0     = A->rmap->rstart;
-  if (sticky && a->companion && a->companion_nzstate == A->nonzerostate) {
-    rule->prev_rowptr = &a->companion_rowptr;
-    rule->prev_colidx = &a->companion_colidx;
+  if (sticky && a->aij_pattern_nzstate == A->nonzerostate) {
+    rule->prev_rowptr = &a->aij_rowptr;
+    rule->prev_colidx = &a->aij_colidx;
   }
   PetscFunctionReturn(0);
 }
@@ -81,6 +83,19 @@ static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar
   PetscFunctionReturn(0);
 }
 
+/* The entries of local row `row` an aij matrix of A holds (MatGetRow). */
+PetscErrorCode MatDiagAijRow_Private(Mat A, PetscInt row, std::vector<Index> *cols, std::vector<PetscScalar> *vals)
+{
+  Mat_Diag  *a = (Mat_Diag *)A->data;
+  AijEntries rule;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAijEntries(A, true, &rule));
+  if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::get_row_if(a->hm.view(), (Index)row, *cols, *vals, rule));
+  else DiagCallKernel(pdiag::get_row_if(a->cdm.view(), (Index)row, *cols, *vals, rule));
+  PetscFunctionReturn(0);
+}
+
 /* A mask over the stored entries of hm (A's HM storage): 1 where aij would
    hold an entry (the factorizations on the diagonals keep aij's pattern). */
 PetscErrorCode MatDiagAijEntriesMask_Private(Mat A, const Hm &hm, std::vector<unsigned char> *mask)
@@ -97,6 +112,14 @@ PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
 {
   PetscFunctionBegin;
   PetscCall(MatDiagLocalCSR(A, false, csr));
+  PetscFunctionReturn(0);
+}
+
+/* The same with the aij pattern A keeps (its aij copy's or its source's). */
+PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagLocalCSR(A, true, csr));
   PetscFunctionReturn(0);
 }
 
@@ -171,7 +194,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   }
   const bool same_structure = a->companion && a->companion_nzstate == A->nonzerostate;
   PetscCall(MatDiagLocalCSR(A, true, &csr));
-  PetscBool same = (same_structure && csr.rowptr == a->companion_rowptr && csr.colidx == a->companion_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
+  PetscBool same = (same_structure && a->aij_pattern_nzstate == A->nonzerostate && csr.rowptr == a->aij_rowptr && csr.colidx == a->aij_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
   else {
@@ -185,8 +208,9 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscCall(MatGetOptionsPrefix(A, &prefix));
     PetscCall(MatSetOptionsPrefix(a->companion, prefix));
     if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
-    PetscCallCXX(a->companion_rowptr = std::move(csr.rowptr));
-    PetscCallCXX(a->companion_colidx = std::move(csr.colidx));
+    PetscCallCXX(a->aij_rowptr = std::move(csr.rowptr));
+    PetscCallCXX(a->aij_colidx = std::move(csr.colidx));
+    a->aij_pattern_nzstate = A->nonzerostate;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
   a->companion_state   = state;
@@ -220,12 +244,26 @@ PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* Records the entries an aij matrix of A holds (nnz triplets of local rows,
+   global columns, any order), as the matrix A was converted from does:
+   explicit zeros included, they stay entries for the preconditioners. */
+PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows, const Index *cols)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij_rowptr, a->aij_colidx));
+  a->aij_pattern_nzstate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *a)
 {
   PetscFunctionBegin;
   PetscCall(MatDestroy(&a->companion));
-  a->companion_rowptr.clear();
-  a->companion_colidx.clear();
+  a->aij_rowptr.clear();
+  a->aij_colidx.clear();
+  a->aij_pattern_nzstate = -1;
   a->companion_state = a->companion_nzstate = -1;
   PetscFunctionReturn(0);
 }

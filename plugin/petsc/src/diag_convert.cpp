@@ -48,6 +48,8 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
   DiagCallKernel(hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows.data(), cols.data(), vals.data()));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
+  /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
+  PetscCall(MatDiagSetAijPattern_Private(B, (Index)rows.size(), rows.data(), cols.data()));
   PetscFunctionReturn(0);
 }
 

@@ -119,7 +119,12 @@ struct Mat_Diag {
   Mat              companion         = nullptr;
   PetscObjectState companion_state   = -1;
   PetscObjectState companion_nzstate = -1;
-  std::vector<Index> companion_rowptr, companion_colidx; /* its pattern, to tell a value refresh from a new pattern */
+  /* the entries an aij matrix of this operator holds (CSR pattern of the
+     local rows, global columns): from the last aij copy, or from the aij
+     matrix this one was converted from; valid while the nonzero state is
+     aij_pattern_nzstate */
+  std::vector<Index> aij_rowptr, aij_colidx;
+  PetscObjectState   aij_pattern_nzstate = -1;
 
   /* MPI: the block of owned rows and columns as a seqdiag
      (MatGetDiagonalBlock; bjacobi, local SOR sweeps), refreshed like the companion */
@@ -335,7 +340,10 @@ PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
 
 /* diag_companion.cpp */
 PETSC_INTERN PetscErrorCode MatDiagLocalCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
+PETSC_INTERN PetscErrorCode MatDiagAijCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::vector<unsigned char> *);
+PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index *, const Index *);
+PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);

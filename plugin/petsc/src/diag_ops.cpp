@@ -207,13 +207,8 @@ static PetscErrorCode MatGetRow_Diag(Mat A, PetscInt row, PetscInt *nz, PetscInt
   PetscCheck(!a->row_busy, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRow() must be called before MatGetRow() again");
   PetscCheck(row >= a->layout.row_begin && row < a->layout.row_end(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatGetRow() row %" PetscInt_FMT " is not in the owned rows [%" PetscInt64_FMT ", %" PetscInt64_FMT ")", row,
              (PetscInt64)a->layout.row_begin, (PetscInt64)a->layout.row_end());
-  /* the row's entries as aij holds them (see diag_companion.cpp): the
-     diagonal, the nonzeros and the DMDA stencil's couplings; not the other
-     stored zeros */
-  const pdiag::GridStencilPattern *stencil;
-  PetscCall(MatDiagGridPattern_Private(A, &stencil));
-  const bool square = A->rmap->N == A->cmap->N;
-  DiagCallKernel(WithView(a, [&](auto view) { pdiag::get_row_if(view, (Index)row, cols, a->row_vals, [&](Index i, Index j, PetscScalar value) { return (square && i == j) || value != 0.0 || (stencil && stencil->contains(i, j)); }); }));
+  /* the row's entries as aij holds them (see diag_companion.cpp), not every stored zero */
+  PetscCall(MatDiagAijRow_Private(A, row, &cols, &a->row_vals));
   a->row_cols.assign(cols.begin(), cols.end());
   a->row_busy = PETSC_TRUE;
   if (nz) *nz = (PetscInt)cols.size();

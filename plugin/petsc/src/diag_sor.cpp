@@ -107,6 +107,15 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
     PetscCall(MatDiagSetLayout_Private(a->diag_block));
   }
   PetscCall(MatDiagInstallHm_Private(a->diag_block, std::move(local)));
+  { /* the block's aij entries are the matrix's in the owned columns: its
+       preconditioners (bjacobi's ILU(0)) then see aij's diagonal block */
+    pdiag::Csr<PetscScalar> csr;
+    std::vector<Index>      rows, cols;
+    const Index             c0 = A->cmap->rstart, c1 = A->cmap->rend;
+    PetscCall(MatDiagAijCSR_Private(A, &csr));
+    DiagCallKernel(pdiag::csr_column_block_coo(csr, c0, c1, rows, cols));
+    PetscCall(MatDiagSetAijPattern_Private(a->diag_block, (Index)rows.size(), rows.data(), cols.data()));
+  }
   a->diag_block_state = state;
   *block              = a->diag_block;
   PetscFunctionReturn(0);
