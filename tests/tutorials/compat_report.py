@@ -19,7 +19,8 @@ MEANING = {
     "aij-fails-only": "aij fails, diag runs",
     "not-using-diag": "both ran, but no diag matrix was ever created (the program makes no matrix of -mat_type)",
     "runner-error": "a bug of the runner",
-    "skipped": "needs what this PETSc or machine lacks",
+    "skipped": "not run: needs what this PETSc or machine lacks (packages, data files, more than 4 ranks, a display), "
+               "or a matrix type that aij and diag cannot stand in for (MATIS, hypre, ...)",
     "not-built": "the tutorial does not build against this PETSc",
 }
 
@@ -61,6 +62,10 @@ def write(data, path):
              f"below {data.get('abs_floor')} are rounding; a matrix's stored zeros in MatView rows, SuperLU_DIST's "
              "statistics and timings, and the \"Mat Object\" blocks of KSPView/MatView (type, storage) and the options the runner adds "
              "are not compared.\n")
+    L.append("Tests with `-snes_mf`/`-snes_mf_operator` get only `-dm_mat_type` (a `-mat_type` would retype the "
+             "matrix-free Jacobian itself). The aij run is the reference: where it fails (both-fail, aij-fails-only) "
+             "the test says nothing about diag. A crash's site comes from running the diag command again under gdb "
+             "(`-no_signal_handler`; a release PETSc: function names, no lines).\n")
     L.append(f"**{exercised} runs exercise diag** (both ran or diag failed where aij ran), "
              f"of which **{c.get('agree', 0)} agree** and {c.get('agree-within-1-iteration', 0)} agree within one "
              "iteration.\n")

@@ -176,9 +176,11 @@ def skip_reason(t, conf, unavailable):
         return "requires: " + ", ".join(unmet)
     if "${DATAFILESPATH}" in t.get("args", "") or "DATAFILESPATH" in t.get("filter", ""):
         return "requires: datafilespath"
-    for opt, val in re.findall(r"(?:^|\s)-(mat_type|dm_mat_type)\s+(\S+)", t.get("args", "")):
-        if not REPLACEABLE.match(val):
+    for opt, val in re.findall(r"(?:^|\s)-(\w*mat_type)\s+(\S+)", t.get("args", "")):
+        if opt in ("mat_type", "dm_mat_type") and not REPLACEABLE.match(val):
             return f"needs -{opt} {val} (not replaceable by aij/diag)"
+        if val == "is" and not opt.endswith("localmat_type"):  # a prefixed MATIS: the appended -mat_type retypes it
+            return f"needs -{opt} {val} (MATIS; the appended -mat_type would retype it)"
     if not isinstance(t["nsize"], int):
         return f"nsize {t['nsize']!r} not understood"
     if t["nsize"] > MAX_RANKS:
@@ -291,6 +293,8 @@ def backtrace(t, dia, args, env):
     gdb = ["gdb", "-batch", "-nx", "-ex", "run", "-ex", "bt 15", "--args"]
     full = cmd[:n] + ["--tag-output"] + cmd[n:exe_at] + gdb + cmd[exe_at:] + ["-no_signal_handler"]
     rc, out, err, timed_out, _ = execute(full, dia["cwd"], env, args.timeout + 60)
+    with open(os.path.join(dia["cwd"], "gdb.txt"), "w") as f:  # kept for a look when no frame is found
+        f.write(" ".join(shlex.quote(c) for c in full) + "\n" + out + "\n" + err)
     tag = re.compile(r"\[\d+,(\d+)\]<\w+>:")  # --tag-output's prefix, also amid gdb's lines
     lines = []
     for line in (out + "\n" + err).splitlines():
@@ -419,7 +423,11 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     keep = {}
     if previous and (args.rerun_failed or args.only):  # a partial run updates the last results
-        keep = {r["id"]: r for r in previous["runs"]}
+        redone = re.compile(args.only) if args.only else None
+        # the runs of the selected tests are all redone: drop what they were
+        # (a test's runs may be named otherwise now, e.g. after a parser fix)
+        keep = {r["id"]: r for r in previous["runs"]
+                if not (redone and redone.search(r["id"]) and not args.rerun_failed)}
     results = {t["id"]: {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args",
                                                           "requires", "category", "detail", "note")}
                for t in runs if "category" in t}

@@ -13,7 +13,7 @@ KEYS = set("test testset build nsize requires command suffix diff_args args filt
            "localrunfiles comments TODO SKIP output_file timeoutfactor env temporaries".split())
 APPENDED = set("args diff_args requires comments env".split())  # a nested test adds to its testset's
 KEYLINE = re.compile(r"^(\s*)(\w+)\s*:(.*)$")
-LOOP = re.compile(r"\{\{(.*?)\}(?:\s*(separate|shared)\s+output)?\s*\}")
+LOOP = re.compile(r"\{\{(.*?)\}(?:\s*(separate|shared)[\s_]*output)?\s*\}")
 MAX_COMBOS = 8  # more loop combinations than this: every loop takes its first value
 
 
