@@ -18,6 +18,7 @@ import argparse
 import concurrent.futures
 import datetime
 import glob
+import hashlib
 import json
 import os
 import re
@@ -285,8 +286,8 @@ TOLERANCES = [1e-6, 1e-10, 1e-12]  # rtol, floor (x the largest norm), absolute 
 
 def backtrace(t, dia, args, env):
     """Where a crashing diag run dies: the run again under gdb (every rank;
-    PETSc's signal handler off), the first frames of the rank that got the
-    signal. Release builds name the functions, without lines."""
+    PETSc's signal handler off), the longest backtrace any rank printed (the
+    ranks that got the signal). Release builds name functions, not lines."""
     cmd = shlex.split(dia["cmd"])
     n = cmd.index("-n")
     exe_at = n + 2
@@ -301,12 +302,14 @@ def backtrace(t, dia, args, env):
         m = tag.match(line)
         if m:
             lines.append((m.group(1), tag.sub("", line)))
-    rank = next((r for r, l in lines if re.search(r"received signal|Program received", l)), None)
-    frames = []
+    # every rank's frames; the longest backtrace wins (mpiexec may stop the
+    # other ranks' gdb before they print theirs)
+    by_rank = {}
     for r, line in lines:
         m = re.match(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?((?:\(anonymous namespace\)::)?[^\s(]+)", line)
-        if m and r == rank and int(m.group(1)) == len(frames):
-            frames.append(m.group(2))
+        if m and int(m.group(1)) == len(by_rank.setdefault(r, [])):
+            by_rank[r].append(m.group(2))
+    frames = max(by_rank.values(), key=len, default=[])
     return frames
 
 
@@ -315,12 +318,12 @@ def run_one(t, args, env):
     dia = run_variant(t, "diag", args, env)
     cat, detail = classify(t, ref, dia)
     if cat == "crash" and args.backtrace and shutil.which("gdb"):
-        frames = backtrace(t, dia, args, env)
+        frames = backtrace(t, dia, args, env) or backtrace(t, dia, args, env)
         if frames:
             dia["backtrace"] = frames
             # the crash site names the group: the first frames that are not libc's
             site = [f for f in frames if not f.startswith(("__", "raise", "abort", "??"))][:3]
-            detail = detail.split(" / ")[0] + " in " + " < ".join(site)
+            detail = detail.split(" / ")[0] + " in " + (" < ".join(site) or "?? (no symbols)")
     out = {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args", "requires", "filter", "note")}
     out.update(category=cat, detail=detail or "", aij={k: v for k, v in ref.items() if k != "filtered"},
                diag={k: v for k, v in dia.items() if k != "filtered"})
@@ -431,7 +434,9 @@ def main():
     results = {t["id"]: {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args",
                                                           "requires", "category", "detail", "note")}
                for t in runs if "category" in t}
-    data = {"petsc_version": version, "examples": args.examples, "plugin": args.plugin,
+    with open(args.plugin, "rb") as f:
+        plugin_md5 = hashlib.md5(f.read()).hexdigest()
+    data = {"petsc_version": version, "examples": args.examples, "plugin": args.plugin, "plugin_md5": plugin_md5,
             "started": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
             "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor, "abs_floor": args.abs_floor,
             "timeout": args.timeout, "runs": []}
