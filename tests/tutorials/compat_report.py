@@ -71,6 +71,11 @@ def write(data, path):
     L.append(f"**{exercised} runs exercise diag** (both ran or diag failed where aij ran), "
              f"of which **{c.get('agree', 0)} agree** and {c.get('agree-within-1-iteration', 0)} agree within one "
              "iteration.\n")
+    known = [r for r in runs if r["category"] == "agree" and "compared_lines" in (r.get("aij") or {})]
+    silent = [r for r in known if not r["aij"]["compared_lines"]]
+    if known:
+        L.append(f"Of the agreeing runs, {len(silent)} print nothing that is compared (they agree in running "
+                 "without error only).\n")
     L.append("## Counts\n")
     L.append("| category | runs | meaning |\n|---|---:|---|")
     for k, v in c.items():

@@ -257,6 +257,7 @@ def run_variant(t, variant, args, env):
          "seconds": round(secs, 1), "error": outcompare.first_error(both), "signal": outcompare.signal_of(both, rc),
          "created_diag": "diag: created a" in infos}
     r["filtered"] = apply_filter(both if t.get("filter", "").startswith("Error:") else out, t.get("filter"), rundir)
+    r["compared_lines"] = len(outcompare.kept_lines(r["filtered"]))
     if rc not in (0, None) and not r["error"] and not r["signal"]:
         tail = [l for l in err.splitlines() if l.strip() and not outcompare.LAUNCHER_NOISE.match(l)]
         r["error"] = f"exit code {rc}" + (": " + tail[-1][:200] if tail else "")
