@@ -92,9 +92,11 @@ def build(src, exe, cflags, libs, build_requires, conf):
     unmet = testblock.unmet_requirements(build_requires, conf, ("x",) if not os.environ.get("DISPLAY") else ())
     if unmet:
         return "build requires: " + ", ".join(unmet)
-    if os.path.exists(exe) and os.path.getmtime(exe) >= mtime:
-        return None
     cmd = ["mpicc", "-O1", "-w", *cflags, src, "-o", exe, *libs, "-lm"]
+    stamp = exe + ".cmd"  # the command that built the binary: another PETSc, another binary
+    if os.path.exists(exe) and os.path.getmtime(exe) >= mtime and os.path.exists(stamp) and \
+            open(stamp).read() == " ".join(cmd):
+        return None
     if os.path.exists(fail) and os.path.getmtime(fail) >= mtime:
         with open(fail) as f:
             lines = f.read().splitlines()
@@ -103,6 +105,8 @@ def build(src, exe, cflags, libs, build_requires, conf):
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     p = sh(cmd)
     if p.returncode == 0:
+        with open(stamp, "w") as f:
+            f.write(" ".join(cmd))
         return None
     errs = [l for l in p.stdout.splitlines() if "error" in l.lower()]
     reason = "compile error: " + (re.sub(r"^\S+:\d+:\d+: ", "", errs[0]) if errs else p.stdout.strip()[-200:])
@@ -360,7 +364,7 @@ def main():
     ap.add_argument("--recompare", action="store_true", help="compare again the outputs kept in results.json (--keep-outputs), then report")
     ap.add_argument("--report", action="store_true", help="only rebuild the report from results.json")
     ap.add_argument("--report-out", default=None, help="the Markdown report (default <work>/report.md)")
-    ap.add_argument("--strict", action="store_true", help="exit 1 if any run differs, fails with diag only, crashes or times out")
+    ap.add_argument("--strict", action="store_true", help="exit 1 if any run differs, fails with diag only, crashes or times out, or if none agrees")
     ap.add_argument("--skip-unless-env", default=None, help="exit 77 (skipped) unless this environment variable is set")
     ap.add_argument("--no-backtrace", dest="backtrace", action="store_false",
                     help="do not rerun crashing diag runs under gdb for the crash site")
@@ -483,6 +487,9 @@ def main():
     print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     print(f"results: {results_path}\nreport: {report_path}")
     if args.strict and any(counts.get(c, 0) for c in FAILING + ("runner-error",)):
+        return 1
+    if args.strict and not counts.get("agree"):  # nothing compared: a vacuous pass
+        print("strict: no run agrees (nothing built or run?)")
         return 1
     return 0
 
