@@ -235,21 +235,25 @@ CdmMatrix<T> cdm_from_hm(const HmMatrix<T>& A) {
 /// HM diagonals of a CDM block that hold at least one nonzero in this block:
 /// each compact diagonal kk covers the super diagonal kk and the sub
 /// diagonal kk - N. (Under MPI, the union over ranks is the global set.)
+namespace detail {
+/// Whether HM diagonal d, one half of compact diagonal k of C, holds a nonzero.
+template <class T>
+bool cdm_half_has_nonzero(const CdmMatrix<T>& C, Index k, Index d) {
+  const auto cv = C.view();
+  for (Index i = C.layout.lo(d); i < C.layout.hi(d); ++i)
+    if (C.val[static_cast<std::size_t>(cv.pos(k, i))] != T(0)) return true;
+  return false;
+}
+}  // namespace detail
+
 template <class T>
 std::vector<Index> cdm_nonzero_offsets(const CdmMatrix<T>& C) {
   const Layout& L = C.layout;
-  const auto cv = C.view();
   std::vector<Index> out;
   for (Index k = 0; k < C.ndiag(); ++k) {
     const Index kk = C.koffsets[k];
-    for (Index d : {kk - L.ncols, kk}) {
-      if (d == -L.ncols) continue;  // kk = 0 has no sub part
-      for (Index i = L.lo(d); i < L.hi(d); ++i)
-        if (C.val[static_cast<std::size_t>(cv.pos(k, i))] != T(0)) {
-          out.push_back(d);
-          break;
-        }
-    }
+    for (Index d : {kk - L.ncols, kk})
+      if (d != -L.ncols && detail::cdm_half_has_nonzero(C, k, d)) out.push_back(d);  // kk = 0 has no sub part
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -288,20 +292,15 @@ HmMatrix<T> hm_column_block(const HmMatrix<T>& A, Index c0, Index c1) {
 template <class T>
 std::vector<Index> cdm_hm_offsets(const CdmMatrix<T>& C) {
   const Layout& L = C.layout;
-  const auto cv = C.view();
   std::vector<Index> out;
   for (Index k = 0; k < C.ndiag(); ++k) {
     const Index kk = C.koffsets[k];
     bool any = false;
-    for (Index d : {kk - L.ncols, kk}) {
-      if (d == -L.ncols) continue;  // kk = 0 has no sub part
-      for (Index i = L.lo(d); i < L.hi(d); ++i)
-        if (C.val[static_cast<std::size_t>(cv.pos(k, i))] != T(0)) {
-          out.push_back(d);
-          any = true;
-          break;
-        }
-    }
+    for (Index d : {kk - L.ncols, kk})
+      if (d != -L.ncols && detail::cdm_half_has_nonzero(C, k, d)) {  // kk = 0 has no sub part
+        out.push_back(d);
+        any = true;
+      }
     if (!any) {
       const Index longer = kk == 0 || L.length(kk) >= L.length(kk - L.ncols) ? kk : kk - L.ncols;
       if (L.length(longer) > 0) out.push_back(longer);
