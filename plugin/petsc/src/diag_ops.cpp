@@ -588,7 +588,13 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->convertfrom         = MatConvertFrom_Diag;
   ops->getvalues           = MATDIAG_HOST_OP(MatGetValues_Diag);
   ops->sor                 = MatSOR_Diag;
-  ops->getdiagonalblock    = MatGetDiagonalBlock_Diag;
+  { /* only in parallel, as aij: PCASM splits a process into several blocks
+       by a partitioning only when the matrix has this operation, so a
+       sequential diag with it would get other subdomains than seqaij */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+    ops->getdiagonalblock = size > 1 ? MatGetDiagonalBlock_Diag : NULL;
+  }
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatStoreValues_C", MatStoreValues_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", MatRetrieveValues_Diag));
   PetscCall(MatDiagSetProductOps_Private(A));   /* ops->productsetfromoptions (diag_product.cpp) */
