@@ -387,11 +387,11 @@ int main(int argc, char **argv)
   PetscCall(Start(&argc, &argv, help));
   PetscCall(only.FromOptions());
   {
-    PetscBool gpu = PETSC_FALSE;
+    PetscBool gpu = PETSC_FALSE, verbose = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
-    g_gpu = gpu;
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-verbose", &gpu, NULL));
-    g_verbose = gpu;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-verbose", &verbose, NULL));
+    g_gpu     = gpu;
+    g_verbose = verbose;
   }
   problems.resize(2);
   PetscCall(StencilProblem("poisson 3d 9^3", false, 9, &problems[0]));
