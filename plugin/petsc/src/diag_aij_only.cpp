@@ -222,9 +222,65 @@ PetscErrorCode WrapAll(std::index_sequence<I...>)
   return ierr;
 }
 
+/* ---- orderings ------------------------------------------------------------ */
+
+/* MatGetOrdering() of an mpiaij matrix orders each process's diagonal block
+   and shifts it to global numbers (a type test inside MatGetOrdering); any
+   other parallel type reaches the ordering function itself, which works on
+   the local rows and returns local numbers: not a permutation of the
+   parallel matrix (MatPermute then fails). The orderings are wrapped so that
+   a parallel diag matrix is ordered as its aij copy is. */
+struct WrappedOrdering {
+  const char *type;
+  PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = nullptr;
+};
+
+WrappedOrdering kOrderings[] = {{MATORDERINGNATURAL}, {MATORDERINGND}, {MATORDERING1WD}, {MATORDERINGRCM}, {MATORDERINGQMD}, {MATORDERINGROWLENGTH}, {MATORDERINGWBM}, {MATORDERINGSPECTRAL}, {MATORDERINGAMD}, {MATORDERINGMETISND}, {MATORDERINGNATURAL_OR_ND}};
+
+template <int I>
+PetscErrorCode Ordering_Wrapped(Mat mat, MatOrderingType type, IS *rperm, IS *cperm)
+{
+  PetscBool   diag;
+  PetscMPIInt size;
+  Mat         C;
+
+  PetscFunctionBegin;
+  PetscCall(IsDiag(mat, &diag));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)mat), &size));
+  if (!diag || size == 1) {
+    PetscCall((*kOrderings[I].order)(mat, type, rperm, cperm));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagGetCompanion_Private(mat, "MatGetOrdering", &C));
+  PetscCall(MatGetOrdering(C, type, rperm, cperm)); /* mpiaij: the diagonal blocks', in global numbers */
+  PetscFunctionReturn(0);
+}
+
+template <int I>
+PetscErrorCode WrapOrdering()
+{
+  WrappedOrdering &w = kOrderings[I];
+  PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(MatOrderingList, w.type, &order));
+  if (!order || order == Ordering_Wrapped<I>) PetscFunctionReturn(0);
+  w.order = order;
+  PetscCall(MatOrderingRegister(w.type, Ordering_Wrapped<I>));
+  PetscFunctionReturn(0);
+}
+
+template <std::size_t... I>
+PetscErrorCode WrapAllOrderings(std::index_sequence<I...>)
+{
+  PetscErrorCode ierr = 0;
+  ((ierr = ierr ? ierr : WrapOrdering<(int)I>()), ...);
+  return ierr;
+}
+
 } // namespace
 
-/* Wraps the aij-only PCs and colorings this PETSc has. */
+/* Wraps the aij-only PCs and colorings, and the orderings, this PETSc has. */
 PetscErrorCode MatDiagRegisterPCs_Private(void)
 {
   PetscFunctionBegin;
@@ -235,5 +291,7 @@ PetscErrorCode MatDiagRegisterPCs_Private(void)
   PetscCall(Wrap<2>());
   PetscCall(Wrap<3>());
   PetscCall(WrapAll(std::make_index_sequence<sizeof(kColorings) / sizeof(kColorings[0])>{}));
+  PetscCall(MatOrderingRegisterAll());
+  PetscCall(WrapAllOrderings(std::make_index_sequence<sizeof(kOrderings) / sizeof(kOrderings[0])>{}));
   PetscFunctionReturn(0);
 }
