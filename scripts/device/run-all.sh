@@ -103,6 +103,9 @@ if has tutorials; then
       --ref "-mat_type aijcusparse -vec_type cuda" --diag "-mat_type diag -vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
     run tut.ex2cheb.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex2 --common "-m 40 -n 37 -ksp_type chebyshev -pc_type jacobi -ksp_max_it 50 $K" \
       --ref "-mat_type aijcusparse -vec_type cuda" --diag "-mat_type diagcuda -dll_append $PWD/lib/libpetscdiag.so"
+    # GAMG: diag's hierarchy is built on an aijcusparse copy, its finest level smooths with diagcuda
+    run tut.ex45gamg.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex45 --rtol 1e-6 --common "-da_grid_x 65 -da_grid_y 65 -da_grid_z 65 -ksp_type cg -pc_type gamg $K" \
+      --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
     run tut.ex5.np$np python3 compare.py --np $np --exe bin/tut_snes_ex5 --atol 1e-10 --common "-da_grid_x 32 -da_grid_y 32 -snes_monitor -snes_converged_reason -ksp_converged_reason -ksp_rtol 1e-9 -pc_type jacobi" \
       --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
   done
