@@ -21,36 +21,71 @@ constexpr int kBlock = 128;
 // forward pass's lower products t (xb == t), backward over the whole row.
 enum class Phase { FwdZero, Fwd, BwdZeroB, BwdT, BwdFull };
 
+// The diagonals' metadata a thread reads for every entry: offset d and
+// base = start - lo(d) (a(i, i + d) at val[base + i]), staged in shared
+// memory when they fit (Shared), else read from global memory.
+constexpr Index kSharedDiagonals = 1024;  // 16 KiB of shared memory
+
+template <bool Shared>
+struct Meta {
+  const Index* off;   // offsets (global or shared)
+  const Index* base;  // shared only
+  const Index* start;
+  Layout layout;
+  __device__ __forceinline__ Index d(Index k) const { return off[k]; }
+  __device__ __forceinline__ Index b(Index k) const { return Shared ? base[k] : start[k] - layout.lo(off[k]); }
+};
+
 // sum -= the part of row i's stored entries that Part names (-1: lower,
-// 0: the main diagonal, read as xi, 1: upper), ascending columns.
-template <int Part, class T>
-__device__ __forceinline__ void subtract(const HmView<const T>& A, Index i, const T* x, T xi, T& sum) {
-  const Index m = A.layout.nrows;
-  for (Index k = 0; k < A.ndiag; ++k) {
-    const Index d = A.offsets[k], j = i + d;
+// 0: the main diagonal, read as xi, 1: upper), ascending columns, stored
+// zeros skipped. A row's loads do not depend on one another (x[j] is read
+// whatever a(i, j) is, so that the loads of several diagonals are in flight
+// together: the sweeps are latency-bound, a level being a few thousand
+// rows). Under a zero a(i, j) x[j] may be written by another thread of the
+// level meanwhile: the value read is then discarded.
+template <int Part, bool Shared, class T>
+__device__ __forceinline__ void subtract(const Meta<Shared>& M, Index nd, Index m, const T* __restrict__ val, Index i,
+                                         const T* __restrict__ x, T xi, T& sum) {
+#pragma unroll 4
+  for (Index k = 0; k < nd; ++k) {
+    const Index d = M.d(k), j = i + d;
     if ((Part < 0 && d >= 0) || (Part == 0 && d != 0) || (Part > 0 && d <= 0) || j < 0 || j >= m) continue;
-    const T a = A.val[A.start[k] + i - A.layout.lo(d)];
-    if (a != T(0)) sum -= a * (Part == 0 ? xi : x[j]);
+    const T a = val[M.b(k) + i];
+    const T xj = Part == 0 ? xi : x[j];
+    if (a != T(0)) sum -= a * xj;
   }
 }
 
-template <Phase P, class T>
+template <Phase P, bool Shared, class T>
 __global__ void __launch_bounds__(kBlock)
-    sor_level_kernel(HmView<const T> A, const T* __restrict__ b, T* x, T omega, const T* __restrict__ mdiag,
-                     const T* __restrict__ idiag, T* t, const Index* __restrict__ rows, Index n) {
+    sor_level_kernel(HmView<const T> A, const T* __restrict__ b, T* __restrict__ x, T omega,
+                     const T* __restrict__ mdiag, const T* __restrict__ idiag, T* __restrict__ t,
+                     const Index* __restrict__ rows, Index n) {
+  __shared__ Index s_meta[Shared ? 2 * kSharedDiagonals : 1];
+  const Index nd = A.ndiag, m = A.layout.nrows;
+  if (Shared) {
+    for (Index k = threadIdx.x; k < nd; k += kBlock) {
+      const Index d = A.offsets[k];
+      s_meta[k] = d;
+      s_meta[kSharedDiagonals + k] = A.start[k] - A.layout.lo(d);
+    }
+    __syncthreads();
+  }
+  const Meta<Shared> M{Shared ? s_meta : A.offsets, s_meta + (Shared ? kSharedDiagonals : 0), A.start, A.layout};
+  const T* __restrict__ val = A.val;
   for (Index q = Index(blockIdx.x) * kBlock + threadIdx.x; q < n; q += Index(gridDim.x) * kBlock) {
     const Index i = rows[q];
     const T xi = x[i];
     T sum = (P == Phase::BwdT) ? t[i] : b[i];
-    if (P == Phase::FwdZero || P == Phase::Fwd || P == Phase::BwdFull) subtract<-1>(A, i, x, xi, sum);
+    if (P == Phase::FwdZero || P == Phase::Fwd || P == Phase::BwdFull) subtract<-1>(M, nd, m, val, i, x, xi, sum);
     if (P == Phase::FwdZero) {
       t[i] = sum;
       x[i] = sum * idiag[i];
       continue;
     }
     if (P == Phase::Fwd) t[i] = sum;  // the lower part's application, reused by the backward sweep
-    if (P == Phase::BwdFull) subtract<0>(A, i, x, xi, sum);
-    subtract<1>(A, i, x, xi, sum);
+    if (P == Phase::BwdFull) subtract<0>(M, nd, m, val, i, x, xi, sum);
+    subtract<1>(M, nd, m, val, i, x, xi, sum);
     if (P == Phase::BwdZeroB) x[i] = sum * idiag[i];
     else if (P == Phase::BwdFull) x[i] = (T(1) - omega) * xi + (sum + mdiag[i] * xi) * idiag[i];
     else x[i] = (T(1) - omega) * xi + sum * idiag[i];
@@ -63,8 +98,11 @@ cudaError_t run_levels(const HmView<const T>& A, const T* b, T* x, T omega, cons
   for (Index l = 0; l < L.nlevels; ++l) {
     const Index n = L.level_ptr[l + 1] - L.level_ptr[l];
     if (n == 0) continue;
-    sor_level_kernel<P, T><<<grid::blocks_for(n, kBlock), kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t,
-                                                                               L.rows + L.level_ptr[l], n);
+    const unsigned blocks = grid::blocks_for(n, kBlock);
+    if (A.ndiag <= kSharedDiagonals)
+      sor_level_kernel<P, true, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
+    else
+      sor_level_kernel<P, false, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
   }

@@ -145,7 +145,7 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
 {
   const Hm          *hm;
   const PetscInt     m = A->rmap->n;
-  std::vector<PetscScalar> mdiag(m), idiag(m), work(m);
+  std::vector<PetscScalar> mdiag, idiag, work;
   const PetscScalar *b;
   PetscScalar       *x;
   Index              zero_row;
@@ -156,6 +156,10 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     PetscCall(MatSOR_SeqDiagCUDA(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }
+  /* the host arrays only here: zeroing them costs as much as a GPU sweep */
+  PetscCallCXX(mdiag.resize(m));
+  PetscCallCXX(idiag.resize(m));
+  PetscCallCXX(work.resize(m));
   PetscCall(MatDiagHm_Private(A, &hm));
   const pdiag::HmView<const PetscScalar> v = hm->view();
   DiagCallKernel(zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, mdiag.data(), idiag.data()));
