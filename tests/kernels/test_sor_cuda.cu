@@ -8,7 +8,8 @@
 // sequential order, so the results agree to rounding (relative 1e-13); a
 // schedule that broke a dependency would read a stale neighbour and differ
 // at order one. x starts random (also with a zero initial guess, which must
-// ignore it). Also: invalid schedules refused, the float instantiation.
+// ignore it). Also: more diagonals than the kernel stages in shared
+// memory, invalid schedules refused, the float instantiation.
 // Without a CUDA device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE sor_cuda
 #define BOOST_TEST_NO_MAIN
@@ -97,6 +98,10 @@ BOOST_AUTO_TEST_CASE(random_diagonal_matrices) {
   for (double density : {0.1, 0.5, 1.0})
     compare_all("random, density " + std::to_string(density),
                 random_diag_matrix(500, {-301, -57, -13, -2, -1, 3, 8, 41, 120}, density, rng), rng, stream);
+  // more diagonals than the kernel stages in shared memory (1024): metadata read from global memory
+  std::vector<Index> many;
+  for (Index d = -1500; d <= 1500; d += 2) many.push_back(d == 0 ? 1 : d);
+  compare_all("random, 1501 diagonals", random_diag_matrix(1600, many, 0.02, rng), rng, stream);
 }
 
 BOOST_AUTO_TEST_CASE(refuses_bad_schedules) {
