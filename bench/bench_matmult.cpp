@@ -2,6 +2,8 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -dim <2,3>  -stencil <star,box>  -n <points per direction>  -coef <random,constant>\n"
                            "  -types <diag,aij>   matrix types to compare (first is ours, second the peer)\n"
                            "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
+                           "  -sor                also time MatSOR, one symmetric sweep with a zero initial guess (PCSOR's apply)\n"
+                           "  -sor_reps <k>       timed sweeps (median reported, default 5)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -25,7 +27,8 @@ namespace {
 struct Options {
   PetscInt  dim = 3, n = 64, reps = 50;
   PetscInt  random_diagonals = 0; /* > 0: an n x n matrix with this many random diagonals (paper style) instead of a stencil */
-  PetscBool box = PETSC_FALSE, constant = PETSC_FALSE;
+  PetscBool box = PETSC_FALSE, constant = PETSC_FALSE, sor = PETSC_FALSE;
+  PetscInt  sor_reps = 5;
   char      types[2][64] = {"diag", "aij"};
   char      csv[PETSC_MAX_PATH_LEN] = "";
 };
@@ -80,10 +83,12 @@ PetscErrorCode AssembleStencil(DM da, Mat A, const Options &o)
 }
 
 struct Result {
-  double assembly = 0, mult = 0, multt = 0, norm = 0, stored = 0;
+  double assembly = 0, mult = 0, multt = 0, norm = 0, stored = 0, sor = 0, sor_norm = 0;
 };
 
-/* Median time of one product (op 0: MatMult, 1: MatMultTranspose), synchronised. */
+/* Median time of one product (op 0: MatMult, 1: MatMultTranspose, 2: MatSOR
+   as PCSOR applies it: y = one local symmetric sweep on A y = x from a zero
+   initial guess, omega 1), synchronised. */
 PetscErrorCode Median(Mat A, Vec x, Vec y, int op, PetscInt reps, double *t)
 {
   PetscDeviceContext  dctx;
@@ -92,11 +97,12 @@ PetscErrorCode Median(Mat A, Vec x, Vec y, int op, PetscInt reps, double *t)
 
   PetscFunctionBeginUser;
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  for (PetscInt w = 0; w < 5; w++) PetscCall(op ? MatMultTranspose(A, x, y) : MatMult(A, x, y)); /* warm-up: copies, scatters, caches */
+  auto run = [&]() { return op == 2 ? MatSOR(A, x, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, y) : op ? MatMultTranspose(A, x, y) : MatMult(A, x, y); };
+  for (PetscInt w = 0; w < (op == 2 ? 1 : 5); w++) PetscCall(run()); /* warm-up: copies, scatters, caches (SOR: its level schedule) */
   PetscCall(PetscDeviceContextSynchronize(dctx));
   for (PetscInt rep = 0; rep < reps; rep++) {
     PetscCall(PetscTime(&t0));
-    PetscCall(op ? MatMultTranspose(A, x, y) : MatMult(A, x, y));
+    PetscCall(run());
     PetscCall(PetscDeviceContextSynchronize(dctx));
     PetscCall(PetscTime(&t1));
     times.push_back(t1 - t0);
@@ -124,6 +130,10 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   PetscCall(PetscTime(&t1));
   r->assembly = t1 - t0;
   PetscCall(VecDuplicate(x, &y));
+  if (o.sor) {
+    PetscCall(Median(A, x, y, 2, o.sor_reps, &r->sor));
+    PetscCall(VecNorm(y, NORM_2, &r->sor_norm));
+  }
   PetscCall(Median(A, x, y, 1, o.reps, &r->multt));
   PetscCall(Median(A, x, y, 0, o.reps, &r->mult));
   PetscCall(VecNorm(y, NORM_2, &r->norm));
@@ -160,6 +170,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-stencil", stencil, sizeof(stencil), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-coef", coef, sizeof(coef), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", o.csv, sizeof(o.csv), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-sor", &o.sor, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-sor_reps", &o.sor_reps, NULL));
   {
     char    *list[2];
     PetscInt nt = 2;
@@ -222,6 +234,9 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-12s assembly %9.4f s   MatMult median %10.3f us   MatMultTranspose median %10.3f us\n", o.types[t], res[t].assembly, 1e6 * res[t].mult, 1e6 * res[t].multt));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ratio %s/%s: MatMult %.2fx, MatMultTranspose %.2fx, assembly %.2fx   (|y| agree to %.1e)\n", o.types[1], o.types[0], res[1].mult / res[0].mult, res[1].multt / res[0].multt,
                         res[1].assembly / res[0].assembly, agree));
+  const double sor_agree = o.sor ? PetscAbsReal(res[0].sor_norm - res[1].sor_norm) / res[1].sor_norm : 0.0;
+  if (o.sor)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatSOR (one symmetric sweep, zero initial guess) median: %s %10.3f ms   %s %10.3f ms   ratio %.2fx   (|x| agree to %.1e)\n", o.types[0], 1e3 * res[0].sor, o.types[1], 1e3 * res[1].sor, res[1].sor / res[0].sor, sor_agree));
   if (o.csv[0]) {
     FILE *f;
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, o.csv, "a", &f));
@@ -236,6 +251,7 @@ int main(int argc, char **argv)
                           100.0 * diag_bytes / res[0].mult / copy_bw));
   }
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
+  PetscCheck(sor_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different SOR sweeps (%.3e)", sor_agree);
   PetscCall(VecDestroy(&x));
   PetscCall(DMDestroy(&da));
   PetscCall(PetscFinalize());

@@ -9,7 +9,8 @@
 # pc (test_pc -gpu: every PC, aijcusparse against diagcuda, 1-3 ranks),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
 # examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
-# and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), benchprod
+# and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), sor (MatSOR
+# on the device against aijcusparse, and ex45 with CG + SOR), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh). Logs
 # under $OUT; a summary table is printed last.
@@ -129,6 +130,21 @@ if has bench; then
   run bench.2d5.random.n4096 $B -dim 2 -n 4096
   run bench.2d9.random.n4096 $B -dim 2 -n 4096 -stencil box
   grep -h -A4 "rank(s)" "$OUT"/bench.*.log > "$OUT/bench-tables.txt"
+fi
+if has sor; then
+  # MatSOR on the device (diag: level-scheduled sweeps, kernels/src/sor.cu)
+  # against aijcusparse (its sweeps run on the host): one symmetric sweep
+  # with a zero initial guess (PCSOR's apply), 3D 7-point at 129^3 and 257^3;
+  # then CG + SOR in ex45 at 129^3 with both types (same iterations, KSPSolve time)
+  B="bin/bench_matmult -dm_vec_type cuda -types diag,aijcusparse -sor -sor_reps 5 -reps 5"
+  run sor.3d7.random.n129 $B -n 129
+  run sor.3d7.random.n257 $B -n 257 -log_view -log_view_gpu_time
+  for t in aijcusparse diag; do
+    P="bin/tut_ksp_ex45 -da_grid_x 129 -da_grid_y 129 -da_grid_z 129 -ksp_type cg -pc_type sor -ksp_rtol 1e-8 -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t -log_view -log_view_gpu_time"
+    [ $t = diag ] && P="$P -dll_append $PWD/lib/libpetscdiag.so"
+    run sor.ex45.129.$t $P
+  done
+  { grep -h -A6 "rank(s)" "$OUT"/sor.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^MatSOR " "$OUT"/sor.ex45.*.log; } > "$OUT/sor-tables.txt"
 fi
 if has benchprod; then
   # the paper's Table 2 (n = 10^4, 200-600 diagonals; dgB of row 3 is 400 by its nzB),

@@ -2,7 +2,9 @@
    kernels) and with CUDA vectors (GPU kernels) must agree to 1e-12; the
    diagcuda types hand out CUDA vectors; a KSP solve with CUDA vectors makes
    no host-device copies per iteration (the copy counts of KSPSolve are the
-   same for 10 and 40 iterations). Without a CUDA device: prints SKIPPED and
+   same for 10 and 40 iterations, with Jacobi and with SOR); MatSOR with
+   CUDA vectors (level-scheduled sweeps on the device) gives the host
+   sweeps' result to rounding. Without a CUDA device: prints SKIPPED and
    returns 77. Ends with the line "N passed, M failed". */
 #include <petscdiag.h>
 #include <petscdmda.h>
@@ -12,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -159,7 +162,7 @@ PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType
 }
 
 /* Host<->device copies during KSPSolve (CG + Jacobi, fixed iteration count). */
-PetscErrorCode SolveCopies(DM da, PetscInt its, PetscLogDouble *copies)
+PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *copies)
 {
   Mat                A;
   Vec                x, b;
@@ -215,7 +218,7 @@ PetscErrorCode SolveCopies(DM da, PetscInt its, PetscLogDouble *copies)
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(PCSetType(pc, pctype));
   PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
   PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
   PetscCall(KSPSetUp(ksp));
@@ -231,6 +234,52 @@ PetscErrorCode SolveCopies(DM da, PetscInt its, PetscLogDouble *copies)
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* MatSOR with CUDA vectors (on the device for HM storage) against host
+   vectors (the sequential sweeps on the host): every sweep type (in
+   parallel the local ones, as aij), with and without a zero initial
+   guess, omega, shift, its and lits, to rounding. On a copy of A made
+   diagonally dominant (A has a main diagonal). */
+PetscErrorCode CompareSOR(Mat A0, const std::string &name)
+{
+  Mat         A;
+  Vec         bh, x0, xh, bd, xd;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A0), &size));
+  PetscCall(MatDuplicate(A0, MAT_COPY_VALUES, &A));
+  PetscCall(MatShift(A, 20.0));
+  PetscCall(MatCreateVecs(A, &x0, &bh));
+  PetscCall(VecSetType(x0, VECSTANDARD));
+  PetscCall(VecSetType(bh, VECSTANDARD));
+  PetscCall(VecSetRandom(x0, NULL));
+  PetscCall(VecSetRandom(bh, NULL));
+  PetscCall(Retyped(bh, device_vec, &bd));
+  PetscCall(VecDuplicate(x0, &xh));
+  const MatSORType global[] = {SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, SOR_SYMMETRIC_SWEEP};
+  const MatSORType local[]  = {SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP};
+  struct Param {
+    PetscReal omega, shift;
+    PetscInt  its, lits;
+  };
+  for (int g = size == 1 ? 0 : 1; g < 2; g++)
+    for (int t = 0; t < 3; t++)
+      for (PetscBool zero : {PETSC_FALSE, PETSC_TRUE})
+        for (Param q : {Param{1.0, 0.0, 1, 1}, Param{1.3, 0.2, 2, 2}}) {
+          const MatSORType flag = (MatSORType)((g == 0 ? global[t] : local[t]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
+          PetscCall(VecCopy(x0, xh));
+          PetscCall(Retyped(x0, device_vec, &xd));
+          PetscCall(MatSOR(A, bh, q.omega, flag, q.shift, q.its, q.lits, xh));
+          PetscCall(MatSOR(A, bd, q.omega, flag, q.shift, q.its, q.lits, xd));
+          const PetscReal e = RelDiff(xd, xh);
+          Check(e <= 1e-12, name + " MatSOR flag " + std::to_string((int)flag) + " omega " + std::to_string(q.omega) + " its " + std::to_string(q.its) + " lits " + std::to_string(q.lits) + ": " + std::to_string(e));
+          PetscCall(VecDestroy(&xd));
+        }
+  for (Vec v : {bh, x0, xh, bd}) PetscCall(VecDestroy(&v));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
 }
@@ -400,6 +449,7 @@ int main(int argc, char **argv)
           Mat A;
           PetscCall(RandomDiag(n, offs, type, st, &A));
           PetscCall(CompareProducts(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
+          if (std::find(offs.begin(), offs.end(), 0) != offs.end()) PetscCall(CompareSOR(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
           if (std::string(type) == MATDIAGCUDA) {
             Vec x;
             PetscBool cuda;
@@ -426,18 +476,20 @@ int main(int argc, char **argv)
     /* copies per iteration: none on one process; under MPI the ghost
        exchange stages through the host (this MPI is not CUDA-aware), and
        diag may copy no more than aijcusparse does */
-    PetscLogDouble grow[2];
-    for (int t = 0; t < 2; t++) {
-      PetscCall(DMSetMatType(da, t == 0 ? MATDIAG : MATAIJCUSPARSE));
-      PetscCall(SolveCopies(da, 10, &c10));
-      PetscCall(SolveCopies(da, 40, &c40));
-      grow[t] = c40 - c10;
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: KSPSolve host<->device copies: %g for 10 iterations, %g for 40\n", t == 0 ? "diag" : "aijcusparse", c10, c40));
-    }
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    if (size == 1) Check(grow[0] == 0, "no host-device copies per CG iteration");
-    Check(grow[0] <= grow[1], "no more host-device copies per CG iteration than aijcusparse");
+    for (PCType pctype : {PCJACOBI, PCSOR}) { /* SOR: level-scheduled sweeps on the device (aijcusparse's run on the host) */
+      PetscLogDouble grow[2];
+      for (int t = 0; t < 2; t++) {
+        PetscCall(DMSetMatType(da, t == 0 ? MATDIAG : MATAIJCUSPARSE));
+        PetscCall(SolveCopies(da, pctype, 10, &c10));
+        PetscCall(SolveCopies(da, pctype, 40, &c40));
+        grow[t] = c40 - c10;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s: KSPSolve host<->device copies: %g for 10 iterations, %g for 40\n", t == 0 ? "diag" : "aijcusparse", pctype, c10, c40));
+      }
+      if (size == 1) Check(grow[0] == 0, std::string("no host-device copies per CG iteration with ") + pctype);
+      Check(grow[0] <= grow[1], std::string("no more host-device copies per CG iteration than aijcusparse with ") + pctype);
+    }
     PetscCall(DMDestroy(&da));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", passed, failed));

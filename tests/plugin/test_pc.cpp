@@ -147,6 +147,7 @@ std::vector<Config> Configs()
     {"sor", "-pc_type sor"},
     {"ssor omega 1.3 its 2", "-pc_type sor -pc_sor_symmetric -pc_sor_omega 1.3 -pc_sor_its 2"},
     {"sor local backward", "-pc_type sor -pc_sor_local_backward"},
+    {"sor forward lits 2 shift", "-pc_type sor -pc_sor_local_forward -pc_sor_lits 2 -pc_sor_diagonal_shift 0.1"},
     {"ilu", "-pc_type ilu"},
     {"ilu levels 1", "-pc_type ilu -pc_factor_levels 1"},
     {"ilu rcm", "-pc_type ilu -pc_factor_mat_ordering_type rcm"},

@@ -346,3 +346,52 @@ PDIAG_PRODUCT_DECLARE(float)
 #undef PDIAG_PRODUCT_DECLARE
 
 }  // namespace pdiag::cuda
+
+// ==== SOR / Gauss-Seidel sweeps by level schedule ====
+//
+// Declarations for kernels/src/sor.cu: pdiag::hm_sor (pdiag/relax.hpp) on
+// the device, the rows of each level (pdiag/levels.hpp) relaxed in
+// parallel, one kernel launch per level on `stream` (launches of one stream
+// run in order, so a level sees the previous levels' values; a launch costs
+// a few microseconds, so the number of levels, ~nx + ny + nz for a 3D
+// stencil, bounds the speed of small problems; a cooperative kernel with a
+// grid-wide barrier per level would save the launches but needs every row
+// of a level resident at once and is left for when it is measured).
+
+#include "pdiag/relax.hpp"
+
+namespace pdiag::cuda {
+
+/// A level schedule on the device: level_ptr a HOST array of nlevels + 1
+/// entries (the launches' sizes), rows its DEVICE array of level_ptr[nlevels]
+/// rows.
+struct LevelsView {
+  Index nlevels = 0;
+  const Index* level_ptr = nullptr;
+  const Index* rows = nullptr;
+};
+
+/// its sweeps of SOR on A x = b as pdiag::hm_sor does them (forward,
+/// backward, both; zero initial guess; omega), with mdiag and idiag from
+/// pdiag::hm_sor_diagonal (device copies) and a device work vector t of m
+/// entries; fwd / bwd the schedules of hm_level_schedule for the two
+/// directions (each needed only if that sweep is asked for). The result is
+/// hm_sor's to rounding (stored zeros are skipped; fused multiply-adds may
+/// round differently). A, b, x, mdiag, idiag, t: DEVICE pointers.
+/// cudaErrorInvalidValue, nothing enqueued, for a block that is not square
+/// and sequential or a schedule that does not cover its rows; otherwise the
+/// first launch error (cudaGetLastError after each launch).
+template <class T>
+cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, nodeduce_t<T> omega, SorSweeps sw, Index its,
+                   const nodeduce_t<T>* mdiag, const nodeduce_t<T>* idiag, T* t, const LevelsView& fwd,
+                   const LevelsView& bwd, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/sor.cu.
+extern template cudaError_t hm_sor<double>(const HmView<const double>&, const double*, double*, double, SorSweeps, Index,
+                                           const double*, const double*, double*, const LevelsView&, const LevelsView&,
+                                           cudaStream_t);
+extern template cudaError_t hm_sor<float>(const HmView<const float>&, const float*, float*, float, SorSweeps, Index,
+                                          const float*, const float*, float*, const LevelsView&, const LevelsView&,
+                                          cudaStream_t);
+
+}  // namespace pdiag::cuda

@@ -18,9 +18,13 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
-  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot, (void *)d.rows}) {
+  for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot, (void *)d.rows, (void *)d.sor_rows, (void *)d.sor_diag}) {
     if (p) DiagCallCUDA(cudaFree(p));
   }
+  d.sor_rows = nullptr;
+  d.sor_diag = nullptr;
+  d.sor_rows_cap = d.sor_diag_cap = 0;
+  d.sor_state = d.sor_diag_state = -1;
   d.rows     = nullptr;
   d.rows_cap = 0;
   d.coo_slot  = nullptr;

@@ -78,6 +78,17 @@ struct DiagDevice {
   std::size_t      rows_cap = 0;
   std::size_t      coo_cap  = 0;
   PetscObjectState coo_state = -1;                    /* the host map's state it was copied from */
+  /* MatSOR on the device (diag_sor_device.cpp): the level schedules of the
+     two sweep directions (host level pointers; device rows, forward then
+     backward) for the values of state sor_state (the schedule depends on
+     where the zeros are), and mdiag | idiag | work for (sor_omega, sor_fshift) */
+  std::vector<Index> sor_fwd_ptr, sor_bwd_ptr;
+  Index             *sor_rows = nullptr;
+  PetscScalar       *sor_diag = nullptr;
+  std::size_t        sor_rows_cap = 0, sor_diag_cap = 0;
+  PetscObjectState   sor_state = -1, sor_diag_state = -1;
+  PetscReal          sor_omega = 0, sor_fshift = 0;
+  Index              sor_zero_row = -1;
 };
 
 struct Mat_Diag {
@@ -318,6 +329,23 @@ static inline void MatDiagValuesChanged(Mat_Diag *a)
 {
   if (a->dev.mask != PETSC_OFFLOAD_UNALLOCATED) a->dev.mask = PETSC_OFFLOAD_CPU;
 }
+
+/* diag_sor.cpp: MatSOR's answer to a zero diagonal (aij's) */
+PETSC_INTERN PetscErrorCode MatDiagSORZeroRow_Private(Mat, PetscReal, Index);
+/* diag_sor_device.cpp (CUDA builds): MatSOR's sweeps on the device */
+#if defined(PDIAG_PETSC_CUDA)
+PETSC_INTERN PetscBool      MatDiagSORDeviceWanted_Private(Mat, Vec, Vec, MatSORType);
+PETSC_INTERN PetscErrorCode MatSOR_SeqDiagCUDA(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+#else
+static inline PetscBool MatDiagSORDeviceWanted_Private(Mat, Vec, Vec, MatSORType)
+{
+  return PETSC_FALSE;
+}
+static inline PetscErrorCode MatSOR_SeqDiagCUDA(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec)
+{
+  return PETSC_ERR_SUP;
+}
+#endif
 
 /* diag_checks.cpp: vector and row arguments */
 PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);

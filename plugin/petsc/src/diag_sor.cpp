@@ -10,8 +10,11 @@
    right-hand side corrected by the couplings to other processes' unknowns,
    b - (A x - A_local x_local).
 
-   With CUDA vectors the sweeps run on the host copy (the GPU version is
-   level-scheduled: the next issue); the matrix's device copy stays valid. */
+   With CUDA vectors the sweeps of HM blocks run on the device, level by
+   level (diag_sor_device.cpp), and in parallel the local parts stay on the
+   device too; Eisenstat's and SOR_APPLY_UPPER's passes on a block, and CDM
+   blocks, run on the host copy (the vectors' values make a round trip, the
+   matrix's device copy stays valid). */
 #include "diag_impl.hpp"
 
 #include "pdiag/relax.hpp"
@@ -121,6 +124,20 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
   PetscFunctionReturn(0);
 }
 
+/* A zero diagonal (row zero_row, -1: none) found by hm_sor_diagonal: as
+   aij, an error unless a shift was asked for. */
+PetscErrorCode MatDiagSORZeroRow_Private(Mat A, PetscReal fshift, Index zero_row)
+{
+  PetscFunctionBegin;
+  if (zero_row < 0) PetscFunctionReturn(0);
+  PetscCheck(PetscRealPart(fshift) != 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, (PetscInt)zero_row);
+  PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", (PetscInt)zero_row));
+  A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+  A->factorerror_zeropivot_value = 0.0;
+  A->factorerror_zeropivot_row   = (PetscInt)zero_row;
+  PetscFunctionReturn(0);
+}
+
 namespace {
 
 /* The sweeps on a sequential block (PETSc's MatSOR_SeqAIJ, step by step). */
@@ -128,23 +145,25 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
 {
   const Hm          *hm;
   const PetscInt     m = A->rmap->n;
-  std::vector<PetscScalar> mdiag(m), idiag(m), work(m);
+  std::vector<PetscScalar> mdiag, idiag, work;
   const PetscScalar *b;
   PetscScalar       *x;
   Index              zero_row;
 
   PetscFunctionBegin;
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatSOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
+  if (MatDiagSORDeviceWanted_Private(A, bb, xx, flag)) {
+    PetscCall(MatSOR_SeqDiagCUDA(A, bb, omega, flag, fshift, its, lits, xx));
+    PetscFunctionReturn(0);
+  }
+  /* the host arrays only here: zeroing them costs as much as a GPU sweep */
+  PetscCallCXX(mdiag.resize(m));
+  PetscCallCXX(idiag.resize(m));
+  PetscCallCXX(work.resize(m));
   PetscCall(MatDiagHm_Private(A, &hm));
   const pdiag::HmView<const PetscScalar> v = hm->view();
   DiagCallKernel(zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, mdiag.data(), idiag.data()));
-  if (zero_row >= 0) { /* as aij: an error, unless a shift was asked for */
-    PetscCheck(PetscRealPart(fshift) != 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, (PetscInt)zero_row);
-    PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", (PetscInt)zero_row));
-    A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
-    A->factorerror_zeropivot_value = 0.0;
-    A->factorerror_zeropivot_row   = (PetscInt)zero_row;
-  }
+  PetscCall(MatDiagSORZeroRow_Private(A, fshift, zero_row));
   PetscCall(VecGetArrayRead(bb, &b));
   PetscCall(VecGetArray(xx, &x));
   const PetscLogDouble nz = (PetscLogDouble)hm->nstored();
@@ -168,52 +187,89 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
   PetscFunctionReturn(0);
 }
 
-/* r = (couplings of the owned rows to other processes' unknowns) x, the
-   off-process part of A x: A x - A_local x_local. */
-PetscErrorCode RemoteProduct(Mat A, Mat Ad, Vec xx, Vec r)
+/* The owned part of a parallel vector as a sequential vector on its array:
+   the host array, or with device true the CUDA vector's device array (the
+   local sweeps and products then stay on the device). Get, use, Put. */
+struct LocalPart {
+  Vec          g = nullptr, v = nullptr;
+  PetscScalar *a = nullptr;
+  PetscBool    device = PETSC_FALSE, read = PETSC_FALSE;
+};
+
+PetscErrorCode LocalPartGet(Vec g, PetscBool device, PetscBool read, LocalPart *p)
 {
-  Vec                lx, lz;
-  const PetscScalar *xa;
-  PetscScalar       *za;
+  PetscInt n;
+
+  PetscFunctionBegin;
+  p->g      = g;
+  p->device = device;
+  p->read   = read;
+  PetscCall(VecGetLocalSize(g, &n));
+#if defined(PDIAG_PETSC_CUDA)
+  if (device) {
+    if (read) PetscCall(VecCUDAGetArrayRead(g, (const PetscScalar **)&p->a));
+    else PetscCall(VecCUDAGetArray(g, &p->a));
+    PetscCall(VecCreateSeqCUDAWithArray(PETSC_COMM_SELF, 1, n, p->a, &p->v));
+    PetscFunctionReturn(0);
+  }
+#else
+  PetscCheck(!device, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a device vector in a build without CUDA");
+#endif
+  if (read) PetscCall(VecGetArrayRead(g, (const PetscScalar **)&p->a));
+  else PetscCall(VecGetArray(g, &p->a));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, p->a, &p->v));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode LocalPartPut(LocalPart *p)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&p->v));
+#if defined(PDIAG_PETSC_CUDA)
+  if (p->device) {
+    if (p->read) PetscCall(VecCUDARestoreArrayRead(p->g, (const PetscScalar **)&p->a));
+    else PetscCall(VecCUDARestoreArray(p->g, &p->a));
+    PetscFunctionReturn(0);
+  }
+#endif
+  if (p->read) PetscCall(VecRestoreArrayRead(p->g, (const PetscScalar **)&p->a));
+  else PetscCall(VecRestoreArray(p->g, &p->a));
+  PetscFunctionReturn(0);
+}
+
+/* r = (couplings of the owned rows to other processes' unknowns) x, the
+   off-process part of A x: A x - A_local x_local (on the device with
+   device true). */
+PetscErrorCode RemoteProduct(Mat A, Mat Ad, Vec xx, Vec r, PetscBool device)
+{
+  LocalPart lx, lr;
+  Vec       lz;
 
   PetscFunctionBegin;
   PetscCall(MatMult(A, xx, r));
-  PetscCall(VecGetArrayRead(xx, &xa));
-  PetscCall(VecGetArray(r, &za));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->cmap->n, xa, &lx));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, A->rmap->n, &lz));
-  PetscCall(MatMult(Ad, lx, lz));
-  {
-    Vec lr;
-    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, za, &lr));
-    PetscCall(VecAXPY(lr, -1.0, lz));
-    PetscCall(VecDestroy(&lr));
-  }
+  PetscCall(LocalPartGet(xx, device, PETSC_TRUE, &lx));
+  PetscCall(VecDuplicate(lx.v, &lz));
+  PetscCall(MatMult(Ad, lx.v, lz));
+  PetscCall(LocalPartGet(r, device, PETSC_FALSE, &lr));
+  PetscCall(VecAXPY(lr.v, -1.0, lz));
+  PetscCall(LocalPartPut(&lr));
   PetscCall(VecDestroy(&lz));
-  PetscCall(VecDestroy(&lx));
-  PetscCall(VecRestoreArray(r, &za));
-  PetscCall(VecRestoreArrayRead(xx, &xa));
+  PetscCall(LocalPartPut(&lx));
   PetscFunctionReturn(0);
 }
 
 /* Runs f on sequential vectors placed on the owned parts of x and b. */
 template <class F>
-PetscErrorCode OnLocalParts(Mat A, Vec b, Vec x, F &&f)
+PetscErrorCode OnLocalParts(Vec b, Vec x, PetscBool device, F &&f)
 {
-  const PetscScalar *ba;
-  PetscScalar       *xa;
-  Vec                lb, lx;
+  LocalPart lb, lx;
 
   PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(b, &ba));
-  PetscCall(VecGetArray(x, &xa));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, ba, &lb));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, A->rmap->n, xa, &lx));
-  PetscCall(f(lb, lx));
-  PetscCall(VecDestroy(&lx));
-  PetscCall(VecDestroy(&lb));
-  PetscCall(VecRestoreArray(x, &xa));
-  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(LocalPartGet(b, device, PETSC_TRUE, &lb));
+  PetscCall(LocalPartGet(x, device, PETSC_FALSE, &lx));
+  PetscCall(f(lb.v, lx.v));
+  PetscCall(LocalPartPut(&lx));
+  PetscCall(LocalPartPut(&lb));
   PetscFunctionReturn(0);
 }
 
@@ -225,7 +281,10 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
 
   PetscFunctionBegin;
   PetscCall(MatGetDiagonalBlock_Diag(A, &Ad));
-  auto local = [&](Vec b, MatSORType f, Vec x) { return OnLocalParts(A, b, x, [&](Vec lb, Vec lx) { return MatSOR_SeqDiag(Ad, lb, omega, f, fshift, lits, 1, lx); }); };
+  /* with CUDA vectors the local sweeps (every pass below but
+     SOR_APPLY_UPPER's) run on the device: the local parts stay there */
+  const PetscBool device = (flag != SOR_APPLY_UPPER && MatDiagSORDeviceWanted_Private(Ad, bb, xx, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS))) ? PETSC_TRUE : PETSC_FALSE;
+  auto local = [&](Vec b, MatSORType f, Vec x) { return OnLocalParts(b, x, device, [&](Vec lb, Vec lx) { return MatSOR_SeqDiag(Ad, lb, omega, f, fshift, lits, 1, lx); }); };
   if (flag == SOR_APPLY_UPPER) {
     PetscCall(local(bb, flag, xx));
     PetscFunctionReturn(0);
@@ -241,7 +300,7 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
       its--;
     }
     while (its--) { /* bb1 = bb - (remote couplings) x, then a local sweep */
-      PetscCall(RemoteProduct(A, Ad, xx, bb1));
+      PetscCall(RemoteProduct(A, Ad, xx, bb1, device));
       PetscCall(VecAYPX(bb1, -1.0, bb));
       PetscCall(local(bb1, sweep, xx));
     }
@@ -257,7 +316,7 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     { /* bb1 += (remote couplings) x */
       Vec r;
       PetscCall(VecDuplicate(bb, &r));
-      PetscCall(RemoteProduct(A, Ad, xx, r));
+      PetscCall(RemoteProduct(A, Ad, xx, r, device));
       PetscCall(VecAXPY(bb1, 1.0, r));
       PetscCall(VecDestroy(&r));
     }

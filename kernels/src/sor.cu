@@ -1,0 +1,165 @@
+// Level-scheduled SOR sweeps (pdiag/cuda.hpp): the steps of the CPU
+// reference pdiag::hm_sor (pdiag/relax.hpp), one kernel launch per level of
+// pdiag/levels.hpp's schedules, one thread per row of the level (grid
+// capped and strided). Each phase below is one loop body of hm_sor; a row
+// reads its stored entries in ascending offset (= ascending column) order as
+// the reference does, skipping stored zeros: the schedule has no dependency
+// for them, so x[j] may be changing under a zero entry, and 0 * x[j] adds
+// nothing to a finite sum anyway.
+#include "pdiag/cuda.hpp"
+
+#include "grid.cuh"
+
+namespace pdiag::cuda {
+
+namespace {
+
+constexpr int kBlock = 128;
+
+// The loop bodies of hm_sor: forward with a zero initial guess, forward,
+// backward after a zero-guess-only pass (xb == b), backward reading the
+// forward pass's lower products t (xb == t), backward over the whole row.
+enum class Phase { FwdZero, Fwd, BwdZeroB, BwdT, BwdFull };
+
+// The diagonals' metadata a thread reads for every entry: offset d and
+// base = start - lo(d) (a(i, i + d) at val[base + i]), staged in shared
+// memory when they fit (Shared), else read from global memory.
+constexpr Index kSharedDiagonals = 1024;  // 16 KiB of shared memory
+
+template <bool Shared>
+struct Meta {
+  const Index* off;   // offsets (global or shared)
+  const Index* base;  // shared only
+  const Index* start;
+  Layout layout;
+  __device__ __forceinline__ Index d(Index k) const { return off[k]; }
+  __device__ __forceinline__ Index b(Index k) const { return Shared ? base[k] : start[k] - layout.lo(off[k]); }
+};
+
+// sum -= the part of row i's stored entries that Part names (-1: lower,
+// 0: the main diagonal, read as xi, 1: upper), ascending columns, stored
+// zeros skipped. A row's loads do not depend on one another (x[j] is read
+// whatever a(i, j) is, so that the loads of several diagonals are in flight
+// together: the sweeps are latency-bound, a level being a few thousand
+// rows). Under a zero a(i, j) x[j] may be written by another thread of the
+// level meanwhile: the value read is then discarded.
+template <int Part, bool Shared, class T>
+__device__ __forceinline__ void subtract(const Meta<Shared>& M, Index nd, Index m, const T* __restrict__ val, Index i,
+                                         const T* __restrict__ x, T xi, T& sum) {
+#pragma unroll 4
+  for (Index k = 0; k < nd; ++k) {
+    const Index d = M.d(k), j = i + d;
+    if ((Part < 0 && d >= 0) || (Part == 0 && d != 0) || (Part > 0 && d <= 0) || j < 0 || j >= m) continue;
+    const T a = val[M.b(k) + i];
+    const T xj = Part == 0 ? xi : x[j];
+    if (a != T(0)) sum -= a * xj;
+  }
+}
+
+template <Phase P, bool Shared, class T>
+__global__ void __launch_bounds__(kBlock)
+    sor_level_kernel(HmView<const T> A, const T* __restrict__ b, T* __restrict__ x, T omega,
+                     const T* __restrict__ mdiag, const T* __restrict__ idiag, T* __restrict__ t,
+                     const Index* __restrict__ rows, Index n) {
+  __shared__ Index s_meta[Shared ? 2 * kSharedDiagonals : 1];
+  const Index nd = A.ndiag, m = A.layout.nrows;
+  if (Shared) {
+    for (Index k = threadIdx.x; k < nd; k += kBlock) {
+      const Index d = A.offsets[k];
+      s_meta[k] = d;
+      s_meta[kSharedDiagonals + k] = A.start[k] - A.layout.lo(d);
+    }
+    __syncthreads();
+  }
+  const Meta<Shared> M{Shared ? s_meta : A.offsets, s_meta + (Shared ? kSharedDiagonals : 0), A.start, A.layout};
+  const T* __restrict__ val = A.val;
+  for (Index q = Index(blockIdx.x) * kBlock + threadIdx.x; q < n; q += Index(gridDim.x) * kBlock) {
+    const Index i = rows[q];
+    const T xi = x[i];
+    T sum = (P == Phase::BwdT) ? t[i] : b[i];
+    if (P == Phase::FwdZero || P == Phase::Fwd || P == Phase::BwdFull) subtract<-1>(M, nd, m, val, i, x, xi, sum);
+    if (P == Phase::FwdZero) {
+      t[i] = sum;
+      x[i] = sum * idiag[i];
+      continue;
+    }
+    if (P == Phase::Fwd) t[i] = sum;  // the lower part's application, reused by the backward sweep
+    if (P == Phase::BwdFull) subtract<0>(M, nd, m, val, i, x, xi, sum);
+    subtract<1>(M, nd, m, val, i, x, xi, sum);
+    if (P == Phase::BwdZeroB) x[i] = sum * idiag[i];
+    else if (P == Phase::BwdFull) x[i] = (T(1) - omega) * xi + (sum + mdiag[i] * xi) * idiag[i];
+    else x[i] = (T(1) - omega) * xi + sum * idiag[i];
+  }
+}
+
+template <Phase P, class T>
+cudaError_t run_levels(const HmView<const T>& A, const T* b, T* x, T omega, const T* mdiag, const T* idiag, T* t,
+                       const LevelsView& L, cudaStream_t stream) {
+  for (Index l = 0; l < L.nlevels; ++l) {
+    const Index n = L.level_ptr[l + 1] - L.level_ptr[l];
+    if (n == 0) continue;
+    const unsigned blocks = grid::blocks_for(n, kBlock);
+    if (A.ndiag <= kSharedDiagonals)
+      sor_level_kernel<P, true, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
+    else
+      sor_level_kernel<P, false, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+bool covers(const LevelsView& L, Index m) {
+  if (L.nlevels < 0 || !L.level_ptr || (m > 0 && !L.rows) || L.level_ptr[0] != 0) return false;
+  for (Index l = 0; l < L.nlevels; ++l)
+    if (L.level_ptr[l + 1] < L.level_ptr[l]) return false;
+  return L.level_ptr[L.nlevels] == m;
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, nodeduce_t<T> omega, SorSweeps sw, Index its,
+                   const nodeduce_t<T>* mdiag, const nodeduce_t<T>* idiag, T* t, const LevelsView& fwd,
+                   const LevelsView& bwd, cudaStream_t stream) {
+  const Index m = A.layout.nrows;
+  if (!A.layout.is_full() || !A.layout.is_square() || A.ndiag < 0 || its < 0) return cudaErrorInvalidValue;
+  if ((sw.forward && !covers(fwd, m)) || (sw.backward && !covers(bwd, m))) return cudaErrorInvalidValue;
+  if (m == 0) return cudaSuccess;
+  cudaError_t e = cudaSuccess;
+  bool from_t = false;  // the reference's xb == t
+  if (sw.zero_initial_guess && its > 0) {
+    if (sw.forward) {
+      if ((e = run_levels<Phase::FwdZero>(A, b, x, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
+      from_t = true;
+    }
+    if (sw.backward) {
+      e = from_t ? run_levels<Phase::BwdT>(A, b, x, omega, mdiag, idiag, t, bwd, stream)
+                 : run_levels<Phase::BwdZeroB>(A, b, x, omega, mdiag, idiag, t, bwd, stream);
+      if (e != cudaSuccess) return e;
+    }
+    --its;
+  }
+  while (its-- > 0) {
+    from_t = false;
+    if (sw.forward) {
+      if ((e = run_levels<Phase::Fwd>(A, b, x, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
+      from_t = true;
+    }
+    if (sw.backward) {
+      e = from_t ? run_levels<Phase::BwdT>(A, b, x, omega, mdiag, idiag, t, bwd, stream)
+                 : run_levels<Phase::BwdFull>(A, b, x, omega, mdiag, idiag, t, bwd, stream);
+      if (e != cudaSuccess) return e;
+    }
+  }
+  return cudaSuccess;
+}
+
+template cudaError_t hm_sor<double>(const HmView<const double>&, const double*, double*, double, SorSweeps, Index,
+                                    const double*, const double*, double*, const LevelsView&, const LevelsView&,
+                                    cudaStream_t);
+template cudaError_t hm_sor<float>(const HmView<const float>&, const float*, float*, float, SorSweeps, Index,
+                                   const float*, const float*, float*, const LevelsView&, const LevelsView&,
+                                   cudaStream_t);
+
+}  // namespace pdiag::cuda
