@@ -78,6 +78,7 @@ struct DiagDevice {
   std::size_t      rows_cap = 0;
   std::size_t      coo_cap  = 0;
   PetscObjectState coo_state = -1;                    /* the host map's state it was copied from */
+  int              device    = -1;                    /* the CUDA device PETSc gave this process (-1: not set up yet) */
 };
 
 struct Mat_Diag {
