@@ -166,11 +166,16 @@ PetscErrorCode FillByIndex(Vec v, long salt)
   PetscFunctionReturn(0);
 }
 
+bool g_device = false; /* vectors on a device: Sync() waits for it */
+
+/* Waits for the device's work (host vectors: nothing to wait for, and a
+   CUDA-enabled PETSc on a machine without a GPU has no device context). */
 PetscErrorCode Sync()
 {
   PetscDeviceContext dctx;
 
   PetscFunctionBeginUser;
+  if (!g_device) PetscFunctionReturn(0);
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
   PetscCall(PetscDeviceContextSynchronize(dctx));
   PetscFunctionReturn(0);
@@ -395,8 +400,9 @@ PetscErrorCode RunCase(const Options &o, const char *name, PetscInt n, PetscInt 
       PetscCall(PetscFClose(comm, f));
     }
   }
-  /* tolerances: 7 terms summed in another order (MatMult); 200 CG iterations amplify rounding, but not to 1e-6 */
-  const bool good = mult_diff <= 1e-12 && res_diff <= 1e-6 && res[0].cg_its == o.its && res[1].cg_its == o.its;
+  /* tolerances: 7 terms summed in another order (MatMult); 200 CG iterations amplify rounding, but not to 1e-6
+     (residuals near rounding, a converged tiny case, need only both be near it) */
+  const bool good = mult_diff <= 1e-12 && std::abs(res[0].relres - res[1].relres) <= 1e-6 * res[1].relres + 1e-12 && res[0].cg_its == o.its && res[1].cg_its == o.its;
   if (!good) PetscCall(PetscPrintf(comm, "  FAILED: %s and %s disagree (MatMult %.2e > 1e-12, or CG residual %.2e > 1e-6, or iterations %" PetscInt_FMT "/%" PetscInt_FMT " != %" PetscInt_FMT ")\n", o.types[0], o.types[1], mult_diff, res_diff, res[0].cg_its, res[1].cg_its, o.its));
   if (!good) *ok = PETSC_FALSE;
   for (Result &r : res) {
@@ -453,6 +459,7 @@ int main(int argc, char **argv)
     }
   }
 #endif
+  g_device = std::string(o.vec_type) != VECSTANDARD && std::string(o.vec_type) != VECSEQ && std::string(o.vec_type) != VECMPI;
   o.weak   = c != "strong" ? PETSC_TRUE : PETSC_FALSE;
   o.strong = c != "weak" ? PETSC_TRUE : PETSC_FALSE;
   if (o.weak) PetscCall(RunCase(o, "weak", o.weak_n, o.weak_n, o.weak_n, o.weak_n * size, &ok));

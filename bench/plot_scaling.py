@@ -58,6 +58,9 @@ def plot_case(data, formats, case, ylabel, title, out, transform):
             ax.axhline(1.0, color="k", ls="--", lw=0.8)
             ax.axhline(0.85, color="grey", ls=":", lw=0.8, label="85%")
         ax.set_xscale("log", base=2)
+        ticks = sorted({p for fmt in formats for p in data[case].get(fmt, {})})
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(p) for p in ticks])
         ax.set_xlabel("GPUs (MPI processes)")
         ax.set_ylabel(ylabel)
         ax.set_title(what)
@@ -96,6 +99,9 @@ def main():
                 ax.plot(nps, [peer[p][key] / ours[p][key] for p in nps], style, label=case)
             ax.axhline(1.0, color="k", lw=0.8)
             ax.set_xscale("log", base=2)
+            ticks = sorted({p for c in data for f in formats for p in data[c].get(f, {})})
+            ax.set_xticks(ticks)
+            ax.set_xticklabels([str(p) for p in ticks])
             ax.set_xlabel("GPUs (MPI processes)")
             ax.set_ylabel(f"{formats[1]} / {formats[0]} time")
             ax.set_title(what)
@@ -124,6 +130,14 @@ def main():
                 hidden = f"{100 * r['hidden']:.0f}%" if r["hidden"] >= 0 else "-"
                 print(f"| {case} {r['n']}^3 | {p} | {fmt} | {1e6 * r['mult_s']:.1f} | {1e6 * r['cg_it_s']:.1f} | {scale('mult_s')} "
                       f"| {scale('cg_it_s')} | {ratio('mult_s')} | {ratio('cg_it_s')} | {hidden} | {r['mult_reldiff']:.1e} | {r['cg_resdiff']:.1e} |")
+    # the strong case is one problem: its CG residual must not depend on the GPU count
+    for fmt in formats:
+        by_np = data.get("strong", {}).get(fmt, {})
+        if len(by_np) > 1:
+            res = {p: by_np[p]["relres"] for p in sorted(by_np)}
+            spread = (max(res.values()) - min(res.values())) / max(min(res.values()), 1e-300)
+            print(f"\nstrong case, {fmt}: CG relative residual after {by_np[min(by_np)]['cg_its']} iterations by GPU count "
+                  + ", ".join(f"{p}: {r:.10e}" for p, r in res.items()) + f" (relative spread {spread:.1e})")
 
 
 if __name__ == "__main__":
