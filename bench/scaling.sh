@@ -5,14 +5,15 @@
 # in one run) on 1, 2, 4, 8 processes up to the GPUs present, which GPU each
 # process's matrix uses (diag's -info line and -device_view), and the
 # paper's Table 2 product (bench_products, n = 10^4, 200 x 200 diagonals) on
-# 1, 2 and 4 processes. Usage:
+# those of 1, 2 and 4 processes in NPS. Usage:
 #   bash bench/scaling.sh OUTDIR
 # Writes OUTDIR/scaling.csv, OUTDIR/scaling-products.csv, one log per run and
 # OUTDIR/scaling-summary.txt; bench/plot_scaling.py OUTDIR/scaling.csv makes
 # the plots. Environment (defaults in brackets):
 #   BIN       folder of bench_scaling and bench_products [bin/ beside this
 #             script if there (the staged .gpu/), else build-cuda/bench]
-#   NPS       process counts ["1 2 4 8", those <= NGPU]
+#   NPS       process counts ["1 2 4 8", those <= NGPU]; more processes than
+#             GPUs share them (a correctness run, e.g. NPS="1 2 4" on one GPU)
 #   NGPU      GPUs to use [nvidia-smi -L | wc -l; 0: CPU run, NPS as given]
 #   WEAK_N [256]  STRONG_N [512]  REPS [100]  ITS [200]
 #   TYPES     [diagcuda,aijcusparse; diag,aij when NGPU=0]
@@ -59,7 +60,7 @@ if [ "${PRODUCTS:-1}" = 1 ]; then
   PCSV=$OUTDIR/scaling-products.csv
   echo "n,dga,dgb,nza,nzb,nzc,ranks,product,ours,first_s,reuse_s,peer,peer_first_s,peer_reuse_s" >"$PCSV"
   for np in 1 2 4; do
-    [ "$NGPU" -eq 0 ] || [ "$np" -le "$NGPU" ] || continue
+    [[ " $NPS " == *" $np "* ]] || continue  # the process counts of the scaling runs
     log=$OUTDIR/products.np$np.log
     $MPIEXEC -n "$np" "$BIN/bench_products" -types "$TYPES" -n 10000 -dga 200 -dgb 200 -reps 3 -products AB -csv "$PCSV" >"$log" 2>&1
     rc=$?
