@@ -8,14 +8,23 @@
    function: while it runs, the component sees the diag matrix's aij
    companion (diag_companion.cpp, refreshed with the diag matrix's values),
    then its own matrix again. A PC's hierarchy then holds the aij copy (ML
-   and classical AMG build their levels from it). PCGAMG with its default
-   (aggregation) coarsening works on the diag matrix itself and is not
-   wrapped. -info reports each use. */
+   and classical AMG build their levels from it). -info reports each use.
+
+   PCGAMG is wrapped with every coarsening: it creates its prolongators and
+   coarse operators with the type of the fine operator (MatGetType), and an
+   aggregation prolongator has no diagonal structure (a 33^3 Poisson's
+   would need more than 10^4 diagonals), so its hierarchy must be aij, as
+   aijcusparse's is aijcusparse. GAMG then gives its finest level back to
+   the user's operators: smoothing and the finest residual run in diag
+   kernels, the levels below are aij (aijcusparse for diagcuda, so that
+   they stay on the device). ML (a CPU package) keeps its whole hierarchy
+   aij: its results then equal aij's to the last digit. */
 #include "diag_impl.hpp"
 
 #include <utility>
 
 #include <petsc/private/pcimpl.h>
+#include <petsc/private/pcmgimpl.h>
 #include <petsc/private/matimpl.h>
 
 namespace {
@@ -25,6 +34,7 @@ namespace {
 struct AijOnlyPC {
   const char *type;
   PetscErrorCode (*when)(PC, PetscBool *);
+  bool multigrid; /* a PCMG whose finest level goes back to the diag operators */
   PetscErrorCode (*create)(PC) = nullptr; /* PETSc's own */
   PetscErrorCode (*setup)(PC)  = nullptr; /* PETSc's own, taken from the first PC created */
 };
@@ -35,25 +45,57 @@ PetscErrorCode Always(PC, PetscBool *yes)
   return 0;
 }
 
-/* PCGAMG with classical coarsening: the type composes its own setter
-   (PCGAMGGetType does not report the type set from the options in 3.18). */
-PetscErrorCode ClassicalGAMG(PC pc, PetscBool *yes)
-{
-  PetscErrorCode (*f)(void) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PCGAMGClassicalSetType_C", &f));
-  *yes = f ? PETSC_TRUE : PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-AijOnlyPC kWrapped[] = {{"ml", Always}, {"tfs", Always}, {"gamg", ClassicalGAMG}, {"mpi", Always}};
+AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", Always, true}, {"mpi", Always, false}};
 
 PetscErrorCode IsDiag(Mat A, PetscBool *diag)
 {
   PetscFunctionBegin;
   *diag = PETSC_FALSE;
   if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, diag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscFunctionReturn(0);
+}
+
+/* The aij operator a wrapped PC is set up with: the companion, or for
+   diagcuda an aijcusparse copy of it (kept on the PC until its next set-up),
+   so that a multigrid hierarchy built from it lives on the device. */
+PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, Mat *C)
+{
+  PetscFunctionBegin;
+  (void)pc; /* used with CUDA only */
+  PetscCall(MatDiagGetCompanion_Private(pmat, purpose, C));
+#if defined(PDIAG_PETSC_CUDA)
+  PetscBool cuda;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pmat, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (cuda) {
+    Mat D;
+    PetscCall(MatConvert(*C, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &D));
+    PetscCall(PetscObjectCompose((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject)D));
+    PetscCall(MatDestroy(&D)); /* the PC holds it */
+    PetscCall(PetscObjectQuery((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject *)C));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Gives the finest level of the multigrid PC pc the operators A, P: its
+   smoothers, and the residual matrix PCMG keeps once it has applied. */
+PetscErrorCode SetFinestOperators(PC pc, Mat A, Mat P)
+{
+  PC_MG         *mg = (PC_MG *)pc->data;
+  PC_MG_Levels  *finest;
+  PetscInt       levels;
+
+  PetscFunctionBegin;
+  PetscCall(PCMGGetLevels(pc, &levels));
+  if (levels < 1 || !mg->levels) PetscFunctionReturn(0);
+  finest = mg->levels[levels - 1];
+  PetscCall(KSPSetOperators(finest->smoothd, A, P));
+  if (finest->smoothu && finest->smoothu != finest->smoothd) PetscCall(KSPSetOperators(finest->smoothu, A, P));
+  if (finest->A && finest->A != A) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    PetscCall(MatDestroy(&finest->A));
+    finest->A = A;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -72,14 +114,18 @@ PetscErrorCode SetUp_Wrapped(PC pc)
     PetscCall((*w.setup)(pc));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscInfo(pc, "diag: PC %s accepts only aij operators: it is set up on the operator's aij copy\n", w.type));
-  PetscCall(MatDiagGetCompanion_Private(pmat, w.type, &C));
+  PetscCall(PetscInfo(pc, "diag: PC %s is set up on the operator's aij copy%s\n", w.type, w.multigrid ? " (its finest level then smooths with the diag operator)" : " (it accepts only aij)"));
+  PetscCall(AijOperator(pc, pmat, w.type, &C));
+  /* a set-up that reuses the hierarchy reads the finest operator from the
+     finest smoother: it must see the aij operator it was built from */
+  if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C));
   pc->pmat = C;
   if (mat == pmat) pc->mat = C;
   ierr     = (*w.setup)(pc);
   pc->pmat = pmat;
   pc->mat  = mat;
   PetscCall(ierr);
+  if (w.multigrid) PetscCall(SetFinestOperators(pc, mat, pmat));
   PetscFunctionReturn(0);
 }
 
@@ -176,9 +222,65 @@ PetscErrorCode WrapAll(std::index_sequence<I...>)
   return ierr;
 }
 
+/* ---- orderings ------------------------------------------------------------ */
+
+/* MatGetOrdering() of an mpiaij matrix orders each process's diagonal block
+   and shifts it to global numbers (a type test inside MatGetOrdering); any
+   other parallel type reaches the ordering function itself, which works on
+   the local rows and returns local numbers: not a permutation of the
+   parallel matrix (MatPermute then fails). The orderings are wrapped so that
+   a parallel diag matrix is ordered as its aij copy is. */
+struct WrappedOrdering {
+  const char *type;
+  PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = nullptr;
+};
+
+WrappedOrdering kOrderings[] = {{MATORDERINGNATURAL}, {MATORDERINGND}, {MATORDERING1WD}, {MATORDERINGRCM}, {MATORDERINGQMD}, {MATORDERINGROWLENGTH}, {MATORDERINGWBM}, {MATORDERINGSPECTRAL}, {MATORDERINGAMD}, {MATORDERINGMETISND}, {MATORDERINGNATURAL_OR_ND}};
+
+template <int I>
+PetscErrorCode Ordering_Wrapped(Mat mat, MatOrderingType type, IS *rperm, IS *cperm)
+{
+  PetscBool   diag;
+  PetscMPIInt size;
+  Mat         C;
+
+  PetscFunctionBegin;
+  PetscCall(IsDiag(mat, &diag));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)mat), &size));
+  if (!diag || size == 1) {
+    PetscCall((*kOrderings[I].order)(mat, type, rperm, cperm));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagGetCompanion_Private(mat, "MatGetOrdering", &C));
+  PetscCall(MatGetOrdering(C, type, rperm, cperm)); /* mpiaij: the diagonal blocks', in global numbers */
+  PetscFunctionReturn(0);
+}
+
+template <int I>
+PetscErrorCode WrapOrdering()
+{
+  WrappedOrdering &w = kOrderings[I];
+  PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(MatOrderingList, w.type, &order));
+  if (!order || order == Ordering_Wrapped<I>) PetscFunctionReturn(0);
+  w.order = order;
+  PetscCall(MatOrderingRegister(w.type, Ordering_Wrapped<I>));
+  PetscFunctionReturn(0);
+}
+
+template <std::size_t... I>
+PetscErrorCode WrapAllOrderings(std::index_sequence<I...>)
+{
+  PetscErrorCode ierr = 0;
+  ((ierr = ierr ? ierr : WrapOrdering<(int)I>()), ...);
+  return ierr;
+}
+
 } // namespace
 
-/* Wraps the aij-only PCs and colorings this PETSc has. */
+/* Wraps the aij-only PCs and colorings, and the orderings, this PETSc has. */
 PetscErrorCode MatDiagRegisterPCs_Private(void)
 {
   PetscFunctionBegin;
@@ -189,5 +291,7 @@ PetscErrorCode MatDiagRegisterPCs_Private(void)
   PetscCall(Wrap<2>());
   PetscCall(Wrap<3>());
   PetscCall(WrapAll(std::make_index_sequence<sizeof(kColorings) / sizeof(kColorings[0])>{}));
+  PetscCall(MatOrderingRegisterAll());
+  PetscCall(WrapAllOrderings(std::make_index_sequence<sizeof(kOrderings) / sizeof(kOrderings[0])>{}));
   PetscFunctionReturn(0);
 }

@@ -460,6 +460,9 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
     PetscErrorCode ierr = 0;
     if (sizes_set) ierr = MatSetSizes(aij, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N);
     if (!ierr) ierr = MatSetType(aij, MATAIJ);
+    /* HDF5 finds the matrix by name; the options prefix and block size are read like A's */
+    if (!ierr && ((PetscObject)A)->name) ierr = PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name);
+    if (!ierr && ((PetscObject)A)->prefix) ierr = MatSetOptionsPrefix(aij, ((PetscObject)A)->prefix);
     if (!ierr) ierr = MatLoad(aij, viewer);
     if (!ierr && (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0)) ierr = MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N);
     if (!ierr) ierr = MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A);
