@@ -12,7 +12,8 @@
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), sor (MatSOR
 # on the device against aijcusparse, and ex45 with CG + SOR), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
-# $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh). Logs
+# $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh), scaling
+# (bench/scaling.sh: multi-GPU weak/strong scaling, $OUT/scaling.csv). Logs
 # under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
 source ./env.sh  # device-env.sh, and the staged PETSc when it is not 3.18
@@ -168,6 +169,15 @@ if has benchprod; then
     run benchprod.dense$k $P -n 1000000 -dga 9 -banded -dense $k -dense_type seqdensecuda -reps 5
   done
   grep -h -B1 -A8 "rank(s)" "$OUT"/benchprod.*.log > "$OUT/benchprod-tables.txt"
+fi
+if has scaling; then
+  # multi-GPU scaling (bench/scaling.sh, staged beside this script): one
+  # process per GPU on 1, 2, 4, 8 up to the GPUs present, weak and strong,
+  # diag against aijcusparse; the Table 2 product on 1, 2 and 4 processes.
+  # $OUT/scaling.csv, scaling-products.csv, scaling-summary.txt; the logs go
+  # into all-logs.txt. scaling.sh's variables pass through, e.g.
+  # WEAK_N=128 STRONG_N=256 NPS="1 2" bash .gpu/run-all.sh scaling
+  run scaling bash ./scaling.sh "$OUT"
 fi
 if has solvers && [ -f ./solvers.sh ]; then
   run solvers env DATA="$PWD/../data" bash ./solvers.sh

@@ -6,6 +6,7 @@
    CUDA vectors (level-scheduled sweeps on the device) gives the host
    sweeps' result to rounding. Without a CUDA device: prints SKIPPED and
    returns 77. Ends with the line "N passed, M failed". */
+#include <petscdevice.h>
 #include <petscdiag.h>
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -427,6 +428,36 @@ PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatD
   PetscFunctionReturn(0);
 }
 
+/* Run first, before any CUDA object exists: a diagcuda matrix, uploaded at
+   assembly end, must land on the GPU PETSc gives this process (rank % GPUs,
+   or -device_select), not on device 0 where CUDA's runtime starts when it
+   is touched first. The current device is read before PETSc is asked for
+   its device (asking sets it). Can fail only where there are several GPUs:
+   mpiexec -n 2 on a 2-GPU machine. */
+PetscErrorCode TestFirstMatrixDevice()
+{
+  Mat                A;
+  Vec                x, y;
+  PetscDeviceContext dctx;
+  PetscDevice        dev;
+  PetscInt           id;
+  int                cur = -1;
+
+  PetscFunctionBeginUser;
+  PetscCall(RandomDiag(100, {-2, 0, 1}, MATDIAGCUDA, MAT_DIAG_STORAGE_HM, &A));
+  Check(cudaGetDevice(&cur) == cudaSuccess, "cudaGetDevice");
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetDevice(dctx, &dev));
+  PetscCall(PetscDeviceGetDeviceId(dev, &id));
+  Check(cur == (int)id, "the first diagcuda matrix is on PETSc's device " + std::to_string(id) + " (current CUDA device " + std::to_string(cur) + ")");
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, y)); /* a product there works */
+  for (Vec v : {x, y}) PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -442,6 +473,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatDiagRegisterAll());
+  if (!host_check) PetscCall(TestFirstMatrixDevice());
   for (MatType type : {MATDIAG, host_check ? MATDIAG : MATDIAGCUDA})
     for (MatDiagStorage st : {MAT_DIAG_STORAGE_HM, MAT_DIAG_STORAGE_CDM})
       for (PetscInt n : {1, 17, 1000}) {

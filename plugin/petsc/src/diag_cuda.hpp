@@ -20,6 +20,8 @@
     PetscCheck(e_ == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "diag: CUDA error %d (%s): %s", (int)e_, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
   } while (0)
 
+PetscErrorCode MatDiagDeviceInitialize_Private(void);
+
 /* A device buffer of at least n elements of T (contents not kept); *p is
    null, not dangling, if the new allocation fails. */
 template <class T>
@@ -30,6 +32,7 @@ static inline PetscErrorCode DiagReserveDevice(T **p, std::size_t *cap, std::siz
   if (*p) DiagCallCUDA(cudaFree(*p));
   *p   = nullptr;
   *cap = 0;
+  PetscCall(MatDiagDeviceInitialize_Private()); /* before the first allocation: PETSc picks this process's device */
   PetscCall(PetscLogEventBegin(MATDIAG_GPUAlloc, 0, 0, 0, 0));
   DiagCallCUDA(cudaMalloc((void **)p, std::max<std::size_t>(1, n) * sizeof(T)));
   PetscCall(PetscLogEventEnd(MATDIAG_GPUAlloc, 0, 0, 0, 0));

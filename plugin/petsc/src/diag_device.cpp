@@ -12,6 +12,46 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
+/* PETSc gives each process its GPU (rank % number of visible devices, or
+   -device_select) when it initializes its CUDA device, which it does lazily,
+   at its first CUDA object. diag may touch CUDA first (a diagcuda matrix
+   uploaded at assembly end before any CUDA vector exists): without this,
+   CUDA's runtime would make device 0 current and every process would put
+   its matrix there. Also creates PETSc's default device context, which sets
+   PetscDefaultCudaStream, the stream diag's kernels run on. Cheap once done. */
+PetscErrorCode MatDiagDeviceInitialize_Private(void)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscFunctionReturn(0);
+}
+
+/* First device use of A: the device set up by PETSc, and (-info) which
+   device this process's part of A lives on, so a run with one process per
+   GPU shows each on its own. */
+static PetscErrorCode MatDiagDeviceSetUp(Mat A)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  PetscMPIInt rank, size;
+  int         id, ndev;
+  char        bus[64];
+
+  PetscFunctionBegin;
+  if (a->dev.device >= 0) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceInitialize_Private());
+  DiagCallCUDA(cudaGetDevice(&id));
+  DiagCallCUDA(cudaGetDeviceCount(&ndev));
+  DiagCallCUDA(cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), id));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(PetscInfo(A, "diag: process %d of %d: rows on CUDA device %d of %d visible (PCI bus %s)\n", rank, size, id, ndev, bus));
+  a->dev.device = id;
+  PetscFunctionReturn(0);
+}
+
 /* Frees the device copy (its mask says nothing is there). */
 PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
 {
@@ -174,6 +214,7 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
   PetscFunctionBegin;
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A)); /* collective; marks the device copy stale */
   if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  PetscCall(MatDiagDeviceSetUp(A));
   PetscCall(MatDiagHostValuesEnsure_Private(a));
   PetscCall(PetscLogEventBegin(MATDIAG_CopyToGPU, A, 0, 0, 0));
   PetscCall(MatDiagDeviceUploadMeta(A));
@@ -274,6 +315,7 @@ PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScala
 
   PetscFunctionBegin;
   if (!c->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(C));
+  PetscCall(MatDiagDeviceSetUp(C));
   if (d.mask == PETSC_OFFLOAD_UNALLOCATED || d.mask == PETSC_OFFLOAD_CPU) PetscCall(MatDiagDeviceUploadMeta(C));
   PetscCall(DiagReserveDevice(&d.val, &d.val_cap, (std::size_t)c->nstored()));
   *meta = d.meta;
@@ -320,6 +362,7 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
     *done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
+  PetscCall(MatDiagDeviceSetUp(A));
   if (d.coo_state != a->coo_state || !d.coo_slot) {
     PetscCall(DiagReserveDevice(&d.coo_slot, &d.coo_cap, n));
     if (n) DiagCallCUDA(cudaMemcpy(d.coo_slot, a->coo_slot.data(), n * sizeof(Index), cudaMemcpyHostToDevice));
@@ -481,6 +524,7 @@ PetscErrorCode MatDiagDeviceCreate_Private(Mat A, PetscBool cuda_vectors)
   A->boundtocpu      = PETSC_FALSE;
   A->ops->bindtocpu  = MatBindToCPU_Diag;
   if (cuda_vectors) {
+    PetscCall(MatDiagDeviceInitialize_Private()); /* as aijcusparse's creation: PETSc picks the device now */
     PetscCall(PetscFree(A->defaultvectype));
     PetscCall(PetscStrallocpy(VECCUDA, &A->defaultvectype));
   }

@@ -89,6 +89,7 @@ struct DiagDevice {
   PetscObjectState   sor_state = -1, sor_diag_state = -1;
   PetscReal          sor_omega = 0, sor_fshift = 0;
   Index              sor_zero_row = -1;
+  int              device    = -1;                    /* the CUDA device PETSc gave this process (-1: not set up yet) */
 };
 
 struct Mat_Diag {
