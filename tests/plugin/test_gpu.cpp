@@ -16,6 +16,11 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <execinfo.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -23,6 +28,27 @@ namespace {
 
 int     passed = 0, failed = 0;
 VecType device_vec = VECCUDA; /* VECSTANDARD with -host_check: the same comparisons without a GPU */
+
+/* DIAG_TEST_TRACE=1: each case is named on stderr before it runs, and a
+   segmentation fault prints the stack (with -no_signal_handler, PETSc's
+   own handler prints none in optimized builds) */
+bool g_trace = std::getenv("DIAG_TEST_TRACE") != nullptr;
+
+void Trace(const std::string &what)
+{
+  if (g_trace) {
+    std::fprintf(stderr, "test_gpu: %s\n", what.c_str());
+    std::fflush(stderr);
+  }
+}
+
+void PrintStackAndExit(int sig)
+{
+  void *frames[64];
+  int   n = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  _exit(128 + sig);
+}
 
 void Check(bool ok, const std::string &what)
 {
@@ -79,6 +105,7 @@ PetscErrorCode CompareProducts(Mat A, const std::string &name)
   PetscReal e;
 
   PetscFunctionBeginUser;
+  Trace("products " + name);
   PetscCall(MatCreateVecs(A, &xh, &yh));
   PetscCall(VecSetType(xh, VECSTANDARD));
   PetscCall(VecSetType(yh, VECSTANDARD));
@@ -174,6 +201,7 @@ PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *c
   PetscLogStage      stage;
 
   PetscFunctionBeginUser;
+  Trace("solve copies " + std::string(pctype));
   PetscCall(DMCreateMatrix(da, &A));
   {
     DMDALocalInfo li;
@@ -299,6 +327,7 @@ PetscErrorCode TestCOODevice(PetscInt n, const std::vector<PetscInt> &offs, MatT
   std::vector<PetscScalar> cv;
 
   PetscFunctionBeginUser;
+  Trace("COO " + std::string(type) + " n=" + std::to_string(n));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   for (Mat &M : A) {
     PetscCall(MatCreate(PETSC_COMM_WORLD, &M));
@@ -358,6 +387,7 @@ PetscErrorCode TestDeviceOps(PetscInt n, const std::vector<PetscInt> &offs, MatD
   const std::string name = std::string("device ops ") + (st == MAT_DIAG_STORAGE_HM ? "hm" : "cdm") + " n=" + std::to_string(n);
 
   PetscFunctionBeginUser;
+  Trace("device ops n=" + std::to_string(n));
   PetscCall(RandomDiag(n, offs, MATDIAGCUDA, st, &A));
   PetscCall(RandomDiag(n, offs, MATDIAGCUDA, st, &XA));
   PetscCall(RandomDiag(n, offs, MATDIAG, st, &B)); /* the same values (same random sequence) */
@@ -444,6 +474,7 @@ PetscErrorCode TestFirstMatrixDevice()
   int                cur = -1;
 
   PetscFunctionBeginUser;
+  Trace("first matrix device");
   PetscCall(RandomDiag(100, {-2, 0, 1}, MATDIAGCUDA, MAT_DIAG_STORAGE_HM, &A));
   Check(cudaGetDevice(&cur) == cudaSuccess, "cudaGetDevice");
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
@@ -471,6 +502,8 @@ int main(int argc, char **argv)
   }
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  if (g_trace) std::signal(SIGSEGV, PrintStackAndExit);
+  Trace("PetscInitialize done");
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatDiagRegisterAll());
   if (!host_check) PetscCall(TestFirstMatrixDevice());
