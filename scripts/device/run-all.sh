@@ -108,7 +108,10 @@ if has tutorials; then
     # GAMG: diag's hierarchy is built on an aijcusparse copy, its finest level smooths with diagcuda
     run tut.ex45gamg.np$np python3 compare.py --np $np --exe bin/tut_ksp_ex45 --rtol 1e-6 --common "-da_grid_x 65 -da_grid_y 65 -da_grid_z 65 -ksp_type cg -pc_type gamg $K" \
       --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
-    run tut.ex5.np$np python3 compare.py --np $np --exe bin/tut_snes_ex5 --atol 1e-10 --common "-da_grid_x 32 -da_grid_y 32 -snes_monitor -snes_converged_reason -ksp_converged_reason -ksp_rtol 1e-9 -pc_type jacobi" \
+    # Newton: the Krylov counts (about 200 Jacobi-CG iterations a step) move by
+    # one or two with the GPU's rounding (cuSPARSE and diag sum rows in different
+    # orders); the Newton iterations and function norms must agree
+    run tut.ex5.np$np python3 compare.py --np $np --exe bin/tut_snes_ex5 --atol 1e-10 --rtol 1e-6 --common "-da_grid_x 32 -da_grid_y 32 -snes_monitor -snes_converged_reason -ksp_rtol 1e-9 -pc_type jacobi" \
       --ref "-dm_mat_type aijcusparse -dm_vec_type cuda" --diag "-dm_mat_type diag -dm_vec_type cuda -dll_append $PWD/lib/libpetscdiag.so"
   done
 fi

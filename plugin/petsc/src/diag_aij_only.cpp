@@ -55,18 +55,20 @@ PetscErrorCode IsDiag(Mat A, PetscBool *diag)
   PetscFunctionReturn(0);
 }
 
-/* The aij operator a wrapped PC is set up with: the companion, or for
-   diagcuda an aijcusparse copy of it (kept on the PC until its next set-up),
-   so that a multigrid hierarchy built from it lives on the device. */
-PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, Mat *C)
+/* The aij operator a wrapped PC is set up with: the companion, or for a
+   multigrid PC on diagcuda an aijcusparse copy of it (kept on the PC until
+   its next set-up), so that the hierarchy built from it lives on the
+   device. The others (TFS, PCMPI, ML) read aij's host arrays: the host aij. */
+PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, bool multigrid, Mat *C)
 {
   PetscFunctionBegin;
   (void)pc; /* used with CUDA only */
+  (void)multigrid;
   PetscCall(MatDiagGetCompanion_Private(pmat, purpose, C));
 #if defined(PDIAG_PETSC_CUDA)
   PetscBool cuda;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pmat, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (cuda) {
+  if (cuda && multigrid) {
     Mat D;
     PetscCall(MatConvert(*C, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &D));
     PetscCall(PetscObjectCompose((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject)D));
@@ -115,7 +117,7 @@ PetscErrorCode SetUp_Wrapped(PC pc)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(pc, "diag: PC %s is set up on the operator's aij copy%s\n", w.type, w.multigrid ? " (its finest level then smooths with the diag operator)" : " (it accepts only aij)"));
-  PetscCall(AijOperator(pc, pmat, w.type, &C));
+  PetscCall(AijOperator(pc, pmat, w.type, w.multigrid, &C));
   /* a set-up that reuses the hierarchy reads the finest operator from the
      finest smoother: it must see the aij operator it was built from */
   if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C));
