@@ -68,6 +68,13 @@ PetscErrorCode MatDiagGridStencil_Private(Mat A, PetscBool *found, pdiag::GridSt
   if (da) PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
   if (!isda) PetscFunctionReturn(0);
   PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, &m, &n, &p, &dof, &s, &bx, &by, &bz, &st));
+  { /* a subdomain DMDA (DMCreateDomainDecomposition, DMDASetOffset) reports the
+       whole problem's sizes: its own grid is M x N x P */
+    const DM_DA *dd = (const DM_DA *)da->data;
+    M               = dd->M;
+    N               = dd->N;
+    P               = dd->P;
+  }
   if (A->rmap->N != dof * M * N * P || A->cmap->N != A->rmap->N) PetscFunctionReturn(0); /* not this DMDA's operator */
   PetscCall(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
   g->dim      = (int)dim;
