@@ -82,6 +82,22 @@ PetscErrorCode Retyped(Vec v, VecType type, Vec *w)
   PetscFunctionReturn(0);
 }
 
+/* Host vectors of A's layout. Not MatCreateVecs + VecSetType(VECSTANDARD):
+   a CUDA vector retyped to the host keeps its random type ("curand"), on
+   which PETSc 3.25's VecSetRandom(x, NULL) crashes (PetscRandomSetType). */
+PetscErrorCode HostVecs(Mat A, Vec *x, Vec *y)
+{
+  Vec xc, yc;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &xc, &yc));
+  PetscCall(Retyped(xc, VECSTANDARD, x));
+  PetscCall(Retyped(yc, VECSTANDARD, y));
+  PetscCall(VecDestroy(&xc));
+  PetscCall(VecDestroy(&yc));
+  PetscFunctionReturn(0);
+}
+
 /* ||a - b|| / ||b||, both compared as host vectors (mixed-type vector
    operations are not defined in PETSc 3.18). */
 PetscReal RelDiff(Vec a, Vec b)
@@ -106,9 +122,7 @@ PetscErrorCode CompareProducts(Mat A, const std::string &name)
 
   PetscFunctionBeginUser;
   Trace("products " + name);
-  PetscCall(MatCreateVecs(A, &xh, &yh));
-  PetscCall(VecSetType(xh, VECSTANDARD));
-  PetscCall(VecSetType(yh, VECSTANDARD));
+  PetscCall(HostVecs(A, &xh, &yh));
   PetscCall(VecSetRandom(xh, NULL));
   PetscCall(VecDuplicate(yh, &zh));
   PetscCall(VecSetRandom(zh, NULL));
@@ -282,9 +296,7 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A0), &size));
   PetscCall(MatDuplicate(A0, MAT_COPY_VALUES, &A));
   PetscCall(MatShift(A, 20.0));
-  PetscCall(MatCreateVecs(A, &x0, &bh));
-  PetscCall(VecSetType(x0, VECSTANDARD));
-  PetscCall(VecSetType(bh, VECSTANDARD));
+  PetscCall(HostVecs(A, &x0, &bh));
   PetscCall(VecSetRandom(x0, NULL));
   PetscCall(VecSetRandom(bh, NULL));
   PetscCall(Retyped(bh, device_vec, &bd));
