@@ -179,6 +179,24 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
    a value appeared where the stencil couples nothing) rebuilds it under the
    same handle, and counts as a new nonzero structure of A, as a new
    nonzero location does for aij. */
+/* What PCs read from their operator besides its entries: GAMG's and ML's
+   near null space (elasticity's rigid body modes), the null spaces. Set at
+   every request: the user may set them after the copy was made, and setting
+   them does not change A's state. */
+static PetscErrorCode MatDiagCompanionSyncSpaces(Mat A, Mat C)
+{
+  MatNullSpace nsp;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNearNullSpace(A, &nsp));
+  PetscCall(MatSetNearNullSpace(C, nsp));
+  PetscCall(MatGetNullSpace(A, &nsp));
+  PetscCall(MatSetNullSpace(C, nsp));
+  PetscCall(MatGetTransposeNullSpace(A, &nsp));
+  PetscCall(MatSetTransposeNullSpace(C, nsp));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
 {
   Mat_Diag               *a = (Mat_Diag *)A->data;
@@ -189,6 +207,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: %s needs an assembled matrix", purpose);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (a->companion && a->companion_state == state) {
+    PetscCall(MatDiagCompanionSyncSpaces(A, a->companion));
     *C = a->companion;
     PetscFunctionReturn(0);
   }
@@ -213,6 +232,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     a->aij_pattern_nzstate = A->nonzerostate;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
+  PetscCall(MatDiagCompanionSyncSpaces(A, a->companion));
   a->companion_state   = state;
   a->companion_nzstate = A->nonzerostate;
   *C                   = a->companion;
