@@ -816,6 +816,16 @@ PetscErrorCode TestDuplicateCopy(const Case &c)
   PetscCall(c.build(5, &DB, &AB));
   PetscCall(MatCopy(D, DB, SAME_NONZERO_PATTERN));
   PetscCall(CheckSame(DB, A, c.name, "MatCopy diag->diag SAME_NONZERO_PATTERN"));
+  { /* copying again into the same diagonals keeps the nonzero state, as for
+       aij: PCs set up on DB reuse their symbolic work */
+    PetscObjectState before, after;
+    PetscCall(MatGetNonzeroState(DB, &before));
+    PetscCall(MatScale(D, 2.0));
+    PetscCall(MatCopy(D, DB, SAME_NONZERO_PATTERN));
+    PetscCall(MatScale(D, 0.5));
+    PetscCall(MatGetNonzeroState(DB, &after));
+    PetscCall(Record(before == after, c.name, "MatCopy into the same diagonals keeps the nonzero state"));
+  }
   /* diag -> aij */
   PetscCall(MatCopy(D, AB, SAME_NONZERO_PATTERN));
   PetscCall(CheckSame(AB, A, c.name, "MatCopy diag->aij", false));

@@ -182,6 +182,15 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
 
   PetscFunctionBegin;
   PetscCheck(a->staged.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before copying it");
+  /* B already holding A's diagonals keeps its nonzero state, as aij's
+     MatCopy(SAME_NONZERO_PATTERN) does: a PC set up on B then reuses its
+     symbolic work (GAMG's hierarchy, factorizations) */
+  PetscBool same = (B->assembled && b->staged.empty() && b->scheme == a->scheme && b->layout == a->layout &&
+                    (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets && b->hm.start == a->hm.start : b->cdm.koffsets == a->cdm.koffsets))
+                     ? PETSC_TRUE
+                     : PETSC_FALSE,
+            same_structure;
+  PetscCall(MPIU_Allreduce(&same, &same_structure, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B))); /* one nonzero state on every process */
   PetscCallCXX({
     b->layout = a->layout;
     b->scheme = a->scheme;
@@ -200,7 +209,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   MatDiagValuesChanged(b);
   PetscCall(MatDiagGhostDestroy_Private(b));
   B->preallocated = PETSC_TRUE;
-  B->nonzerostate++;
+  if (!same_structure) B->nonzerostate++;
   PetscFunctionReturn(0);
 }
 
