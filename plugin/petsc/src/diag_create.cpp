@@ -496,8 +496,9 @@ PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat A)
 
 /* The aij types MatConvert() finds a direct converter for on a diag matrix. */
 static const char *const kAIJTargets[] = {"aij", "seqaij", "mpiaij", "aijcusparse", "seqaijcusparse", "mpiaijcusparse"};
-/* ... and the types reached through aij's converters (MatConvert_Diag_ViaAIJ) */
-static const char *const kViaAIJTargets[] = {"is", "sbaij", "seqsbaij", "mpisbaij"};
+/* ... and the types reached through aij's converters (MatConvert_Diag_ViaAIJ); hypre
+   (PCHYPRE converts its operator) gets aij's block size and layout that way */
+static const char *const kViaAIJTargets[] = {"is", "sbaij", "seqsbaij", "mpisbaij", "hypre"};
 
 static PetscErrorCode MatDiagComposeConverters(Mat A, const char *name, PetscBool set)
 {
