@@ -22,6 +22,9 @@ struct StagedDiagonal {
   std::vector<unsigned char> add;
   std::vector<T> dense;
   Index nset = 0;  ///< entries set, repeats included
+  /// rows of dense-mode entries whose value became an exact zero when set
+  /// (an aij matrix keeps such a position: see set_zero_rows)
+  std::vector<Index> zero_rows;
 
   /// a(i, i + d) = v (insert) or += v (add); i a row of this block on d.
   void set(const Layout& L, Index d, Index i, T v, bool adding) {
@@ -29,6 +32,7 @@ struct StagedDiagonal {
     if (!dense.empty()) {
       T& s = dense[static_cast<std::size_t>(i - L.lo(d))];
       s = adding ? s + v : v;
+      if (s == T(0)) zero_rows.push_back(i);
       return;
     }
     rows.push_back(i);
@@ -38,6 +42,7 @@ struct StagedDiagonal {
     if (2 * static_cast<Index>(rows.size()) >= L.length(d)) {
       std::vector<T> full(static_cast<std::size_t>(L.length(d)), T(0));
       replay(L.lo(d), full.data());
+      zero_rows = set_zero_rows(L.lo(d), full.data());
       dense = std::move(full);
       rows = {};
       vals = {};
@@ -54,6 +59,16 @@ struct StagedDiagonal {
       T& s = out[rows[e] - lo];
       s = add[e] ? s + vals[e] : vals[e];
     }
+  }
+  /// The rows whose entry was set and is an exact zero in written[0 ..),
+  /// written[0] being row lo (the diagonal as replay() wrote it): set
+  /// positions that an aij matrix holds although their value is zero (e.g.
+  /// element contributions that cancel). May name a row twice.
+  std::vector<Index> set_zero_rows(Index lo, const T* written) const {
+    std::vector<Index> z = zero_rows;
+    for (Index i : rows)
+      if (written[i - lo] == T(0)) z.push_back(i);
+    return z;
   }
   void zero() {
     std::fill(vals.begin(), vals.end(), T(0));

@@ -3,6 +3,8 @@
    off-process rows, COO assembly, and the choice of storage scheme. */
 #include "diag_impl.hpp"
 
+#include <algorithm>
+
 
 /* Slot of a(i, j) in the stored values, or nullptr when its diagonal is not
    stored. i is an owned global row, 0 <= j < N. The previous entry's
@@ -87,6 +89,7 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       }
       if (mode == INSERT_VALUES) *slot = value;
       else *slot += value;
+      if (*slot == 0.0) PetscCallCXX(a->zero_sets.emplace_back(i, j)); /* a set position aij keeps */
     }
   }
   PetscFunctionReturn(0);
@@ -224,12 +227,20 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     for (const auto &kv : a->staged) offs.push_back(kv.first);
     Hm grown;
     DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->staged));
+    PetscCallCXX(for (const auto &kv : a->staged) {
+      const Index d = kv.first, lo = a->layout.lo(d);
+      for (Index i : kv.second.set_zero_rows(lo, grown.val.data() + grown.start[grown.find_diagonal(d)])) a->zero_sets.emplace_back(i, i + d);
+    });
     PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
   } else {
     std::vector<Index> koffs = a->cdm.koffsets;
     for (const auto &kv : a->staged) koffs.push_back(kv.first < 0 ? kv.first + a->layout.ncols : kv.first);
     Cdm grown;
     DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_staged(grown, a->staged));
+    PetscCallCXX(for (const auto &kv : a->staged) {
+      const Index d = kv.first, lo = a->layout.lo(d);
+      for (Index i : kv.second.set_zero_rows(lo, grown.val.data() + grown.view().pos(grown.find_diagonal(d < 0 ? d + a->layout.ncols : d), lo))) a->zero_sets.emplace_back(i, i + d);
+    });
     PetscCall(MatDiagCheckCount_Private(A, grown.ndiag()));
     a->cdm = std::move(grown);
     a->staged.clear();
@@ -304,6 +315,10 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatDiagMergeStaged(A));
+  PetscCallCXX({
+    std::sort(a->zero_sets.begin(), a->zero_sets.end());
+    a->zero_sets.erase(std::unique(a->zero_sets.begin(), a->zero_sets.end()), a->zero_sets.end());
+  });
   /* auto storage decides with a reduction over all processes, but new
      diagonals may have arrived on some processes only: decide together */
   if (size > 1 && a->storage_req == MAT_DIAG_STORAGE_AUTO) {

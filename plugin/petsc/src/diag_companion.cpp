@@ -40,11 +40,13 @@ struct AijEntries {
   const pdiag::GridStencilPattern *stencil = nullptr;
   bool                             square  = false;
   const std::vector<Index>        *prev_rowptr = nullptr, *prev_colidx = nullptr;
+  const std::vector<std::pair<Index, Index>> *zero_sets = nullptr; /* set positions holding zeros */
   Index                            r0 = 0;
 
   bool operator()(Index i, Index j, PetscScalar v) const
   {
     if ((square && i == j) || v != 0.0 || (stencil && stencil->contains(i, j))) return true;
+    if (zero_sets && std::binary_search(zero_sets->begin(), zero_sets->end(), std::make_pair(i, j))) return true;
     if (!prev_rowptr) return false;
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
     return std::binary_search(first, last, j);
@@ -60,6 +62,7 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   PetscCall(MatDiagGridPattern_Private(A, &rule->stencil));
   rule->square = A->rmap->N == A->cmap->N;
   rule->r0     = A->rmap->rstart;
+  if (!a->zero_sets.empty()) rule->zero_sets = &a->zero_sets;
   if (sticky && a->aij_pattern_nzstate == A->nonzerostate) {
     rule->prev_rowptr = &a->aij_rowptr;
     rule->prev_colidx = &a->aij_colidx;
@@ -180,14 +183,24 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
    same handle, and counts as a new nonzero structure of A, as a new
    nonzero location does for aij. */
 /* What PCs read from their operator besides its entries: GAMG's and ML's
-   near null space (elasticity's rigid body modes), the null spaces. Set at
-   every request: the user may set them after the copy was made, and setting
-   them does not change A's state. */
+   near null space (elasticity's rigid body modes), the null spaces, and
+   what the user declared (MAT_SPD: GAMG then estimates eigenvalues with CG
+   instead of GMRES; symmetry). Set at every request: the user may set them
+   after the copy was made, and setting them does not change A's state. */
 static PetscErrorCode MatDiagCompanionSyncSpaces(Mat A, Mat C)
 {
   MatNullSpace nsp;
+  PetscBool    set, flg;
 
   PetscFunctionBegin;
+  PetscCall(MatIsSPDKnown(A, &set, &flg));
+  if (set) PetscCall(MatSetOption(C, MAT_SPD, flg));
+  PetscCall(MatIsSymmetricKnown(A, &set, &flg));
+  if (set) PetscCall(MatSetOption(C, MAT_SYMMETRIC, flg));
+  PetscCall(MatIsHermitianKnown(A, &set, &flg));
+  if (set) PetscCall(MatSetOption(C, MAT_HERMITIAN, flg));
+  PetscCall(MatIsStructurallySymmetricKnown(A, &set, &flg));
+  if (set) PetscCall(MatSetOption(C, MAT_STRUCTURALLY_SYMMETRIC, flg));
   PetscCall(MatGetNearNullSpace(A, &nsp));
   PetscCall(MatSetNearNullSpace(C, nsp));
   PetscCall(MatGetNullSpace(A, &nsp));

@@ -81,6 +81,7 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
   /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
+  ((Mat_Diag *)B->data)->zero_sets.clear();
   PetscCall(MatDiagSetAijPattern_Private(B, (Index)rows.size(), rows.data(), cols.data()));
   PetscFunctionReturn(0);
 }
@@ -198,6 +199,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->cdm    = a->cdm;
     b->storage_req   = a->storage_req;
     b->max_diagonals = a->max_diagonals;
+    b->zero_sets     = a->zero_sets; /* positions, kept as aij keeps its pattern */
   });
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);

@@ -113,6 +113,11 @@ struct Mat_Diag {
      fill half their diagonal): merged into the storage at MatAssemblyEnd
      (new diagonals discovered), after the memory budget is checked */
   std::map<Index, pdiag::StagedDiagonal<PetscScalar>> staged;
+  /* positions (row, column) that MatSetValues set and that held an exact
+     zero after the write (element contributions that cancel, explicit
+     zeros): aij keeps them, so the aij copy does (diag_companion.cpp).
+     Sorted and unique after MatAssemblyEnd. */
+  std::vector<std::pair<Index, Index>> zero_sets;
   Index                                     last_k = 0; /* diagonal of the previous entry: rows come in stencil order */
   PetscBool                                 structure_changed = PETSC_TRUE;
 
