@@ -1300,6 +1300,55 @@ void RunCase(const Case &c)
 }
 
 /* MatSetValues options: column-oriented blocks, ignored off-process entries. */
+/* Positions whose contributions cancel to an exact zero stay entries, as
+   in aij (GAMG builds its graph and eigenvalue estimate from diag's aij
+   copy): MatGetRow of diag lists aij's columns, after a first assembly
+   (new diagonals, staged) and after a second (stored diagonals). */
+PetscErrorCode TestCancelledEntries()
+{
+  const PetscInt n = 12;
+  Mat            M[2];
+  PetscInt       rstart, rend;
+
+  PetscFunctionBeginUser;
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
+    PetscCall(MatSetSizes(M[t], PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetType(M[t], t ? MATDIAG : MATAIJ));
+    PetscCall(MatSetUp(M[t]));
+  }
+  PetscCall(MatGetOwnershipRange(M[0], &rstart, &rend));
+  for (int round = 0; round < 2; round++) {
+    for (Mat X : M) {
+      for (PetscInt i = rstart; i < rend; i++) {
+        const PetscScalar four = 4.0, zero = 0.0, plus = 1.0 + round, minus = -(1.0 + round);
+        const PetscInt    right = (i + 2 + round) % n, left = (i + n - 1) % n;
+        PetscCall(MatSetValues(X, 1, &i, 1, &i, &four, ADD_VALUES));
+        PetscCall(MatSetValues(X, 1, &i, 1, &right, &plus, ADD_VALUES)); /* cancels */
+        PetscCall(MatSetValues(X, 1, &i, 1, &right, &minus, ADD_VALUES));
+        PetscCall(MatSetValues(X, 1, &i, 1, &left, &zero, ADD_VALUES)); /* an explicit zero */
+      }
+      PetscCall(MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY));
+    }
+    bool same = true;
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscInt        nc[2];
+      const PetscInt *c[2];
+      std::vector<PetscInt> cols[2];
+      for (int t = 0; t < 2; t++) {
+        PetscCall(MatGetRow(M[t], i, &nc[t], &c[t], NULL));
+        cols[t].assign(c[t], c[t] + nc[t]);
+        PetscCall(MatRestoreRow(M[t], i, &nc[t], &c[t], NULL));
+      }
+      same = same && cols[0] == cols[1];
+    }
+    PetscCall(Record(same, "cancelled entries", Fmt("MatGetRow lists aij's columns after assembly %d", round + 1)));
+  }
+  for (Mat &X : M) PetscCall(MatDestroy(&X));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TestOptions()
 {
   const PetscInt n = 30;
@@ -1813,6 +1862,7 @@ int main(int argc, char **argv)
   for (const Case &c : MakeCases())
     if (want(c.name)) RunCase(c);
   if (want("options")) Run("options", "options", [] { return TestOptions(); });
+  if (want("cancelled entries")) Run("cancelled entries", "cancelled entries", [] { return TestCancelledEntries(); });
   if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
   PetscCall(Summary(&exit_code));
