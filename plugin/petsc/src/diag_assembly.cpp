@@ -222,15 +222,16 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     if (ierr) a->staged.clear(); /* refused: the matrix keeps its stored diagonals */
     PetscFunctionReturn(0);
   }
+  /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
+  const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
+    for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);
+  };
   if (a->scheme == pdiag::Scheme::HM) {
     std::vector<Index> offs = a->hm.offsets;
     for (const auto &kv : a->staged) offs.push_back(kv.first);
     Hm grown;
     DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->staged));
-    PetscCallCXX(for (const auto &kv : a->staged) {
-      const Index d = kv.first, lo = a->layout.lo(d);
-      for (Index i : kv.second.set_zero_rows(lo, grown.val.data() + grown.start[grown.find_diagonal(d)])) a->zero_sets.emplace_back(i, i + d);
-    });
+    PetscCallCXX(for (const auto &kv : a->staged) record_set_zeros(kv.first, kv.second, grown.val.data() + grown.start[grown.find_diagonal(kv.first)]));
     PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
   } else {
     std::vector<Index> koffs = a->cdm.koffsets;
@@ -238,8 +239,8 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     Cdm grown;
     DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_staged(grown, a->staged));
     PetscCallCXX(for (const auto &kv : a->staged) {
-      const Index d = kv.first, lo = a->layout.lo(d);
-      for (Index i : kv.second.set_zero_rows(lo, grown.val.data() + grown.view().pos(grown.find_diagonal(d < 0 ? d + a->layout.ncols : d), lo))) a->zero_sets.emplace_back(i, i + d);
+      const Index d = kv.first;
+      record_set_zeros(d, kv.second, grown.val.data() + grown.view().pos(grown.find_diagonal(d < 0 ? d + a->layout.ncols : d), a->layout.lo(d)));
     });
     PetscCall(MatDiagCheckCount_Private(A, grown.ndiag()));
     a->cdm = std::move(grown);

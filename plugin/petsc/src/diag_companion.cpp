@@ -10,9 +10,11 @@
 
    The copy holds what an aij matrix of the same operator would hold. A
    diag matrix stores whole diagonals; aij stores the entries that were
-   set. Diag does not record which stored entries were set, so the copy
-   holds the main diagonal, every nonzero, for a DMDA's matrix every
-   coupling of its stencil (zero or not: aij's DMCreateMatrix holds them),
+   set. Diag records only the set positions that hold an exact zero
+   (Mat_Diag::zero_sets: contributions that cancel, explicit zeros), so the
+   copy holds the main diagonal, every nonzero, those set zeros, for a
+   DMDA's matrix every coupling of its stencil (zero or not: aij's
+   DMCreateMatrix holds them),
    every entry of the aij matrix this one was converted from (MatConvert,
    MatLoad, submatrices: explicit zeros included), and every entry an
    earlier copy of the same structure held (an entry that became zero
@@ -32,8 +34,9 @@
 #include <memory>
 
 /* Which stored entries of A an aij matrix of the same operator holds (see
-   above): the main diagonal of a square matrix, every nonzero, for a DMDA's
-   matrix the stencil's couplings, and with `previous` (the pattern of an
+   above): the main diagonal of a square matrix, every nonzero, the set
+   positions holding zeros, for a DMDA's matrix the stencil's couplings,
+   and with `previous` (the pattern of an
    aij copy of the same structure) its entries too, so that an entry that
    became zero stays, as it stays in aij. */
 struct AijEntries {
@@ -176,18 +179,12 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
   PetscFunctionReturn(0);
 }
 
-/* A's aij companion, current with A's values. `purpose` names what needs it
-   (for -info). Collective when it has to be built or, under MPI, refreshed.
-   New values refresh it in place; a new pattern (A's structure changed, or
-   a value appeared where the stencil couples nothing) rebuilds it under the
-   same handle, and counts as a new nonzero structure of A, as a new
-   nonzero location does for aij. */
 /* What PCs read from their operator besides its entries: GAMG's and ML's
    near null space (elasticity's rigid body modes), the null spaces, and
    what the user declared (MAT_SPD: GAMG then estimates eigenvalues with CG
    instead of GMRES; symmetry). Set at every request: the user may set them
    after the copy was made, and setting them does not change A's state. */
-static PetscErrorCode MatDiagCompanionSyncSpaces(Mat A, Mat C)
+static PetscErrorCode MatDiagCompanionSyncProperties(Mat A, Mat C)
 {
   MatNullSpace nsp;
   PetscBool    set, flg;
@@ -210,6 +207,12 @@ static PetscErrorCode MatDiagCompanionSyncSpaces(Mat A, Mat C)
   PetscFunctionReturn(0);
 }
 
+/* A's aij companion, current with A's values. `purpose` names what needs it
+   (for -info). Collective when it has to be built or, under MPI, refreshed.
+   New values refresh it in place; a new pattern (A's structure changed, or
+   a value appeared where the stencil couples nothing) rebuilds it under the
+   same handle, and counts as a new nonzero structure of A, as a new
+   nonzero location does for aij. */
 PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
 {
   Mat_Diag               *a = (Mat_Diag *)A->data;
@@ -220,7 +223,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: %s needs an assembled matrix", purpose);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (a->companion && a->companion_state == state) {
-    PetscCall(MatDiagCompanionSyncSpaces(A, a->companion));
+    PetscCall(MatDiagCompanionSyncProperties(A, a->companion));
     *C = a->companion;
     PetscFunctionReturn(0);
   }
@@ -245,7 +248,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     a->aij_pattern_nzstate = A->nonzerostate;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
-  PetscCall(MatDiagCompanionSyncSpaces(A, a->companion));
+  PetscCall(MatDiagCompanionSyncProperties(A, a->companion));
   a->companion_state   = state;
   a->companion_nzstate = A->nonzerostate;
   *C                   = a->companion;

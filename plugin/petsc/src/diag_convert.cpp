@@ -187,7 +187,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
      MatCopy(SAME_NONZERO_PATTERN) does: a PC set up on B then reuses its
      symbolic work (GAMG's hierarchy, factorizations) */
   PetscBool same = (B->assembled && b->staged.empty() && b->scheme == a->scheme && b->layout == a->layout &&
-                    (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets && b->hm.start == a->hm.start : b->cdm.koffsets == a->cdm.koffsets))
+                    (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets : b->cdm.koffsets == a->cdm.koffsets)) /* with the layout, the offsets fix the structure */
                      ? PETSC_TRUE
                      : PETSC_FALSE,
             same_structure;
