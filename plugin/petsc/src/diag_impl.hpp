@@ -137,6 +137,7 @@ struct Mat_Diag {
   /* the aij copy that operations on the graph of the matrix use
      (diag_companion.cpp): current while its state equals A's */
   Mat              companion         = nullptr;
+  PetscInt         companion_builds  = 0; /* aij copies built so far (a factorization checks it did not change) */
   PetscObjectState companion_state   = -1;
   PetscObjectState companion_nzstate = -1;
   /* the entries an aij matrix of this operator holds (CSR pattern of the
