@@ -4,7 +4,7 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
                            "  -sor                also time MatSOR, one symmetric sweep with a zero initial guess (PCSOR's apply)\n"
                            "  -sor_reps <k>       timed sweeps (median reported, default 5)\n"
-                           "  -ilu                also time ILU(0) (PCILU, natural ordering): the numeric factorization, the first\n"
+                           "  -ilu                also time ILU(0) (PCILU, natural ordering, one process): the numeric factorization, the first\n"
                            "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
                            "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
@@ -157,6 +157,8 @@ PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, Result *r)
   PetscCall(TimeOnce([&]() { return PCSetUp(pc); }, &r->ilu_setup));
   PetscCall(PCFactorGetMatrix(pc, &F));
   PetscCall(MatFactorInfoInitialize(&info));
+  info.fill      = 1.0; /* PCILU's defaults: zero levels, no shift */
+  info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
   PetscCall(TimeOnce([&]() { return MatLUFactorNumeric(F, A, &info); }, &r->ilu_numeric));
   PetscCall(EventTime("MatDiagFactToGPU", &up0));
   PetscCall(TimeOnce([&]() { return MatSolve(F, x, y); }, &r->ilu_first));
@@ -258,6 +260,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sor_reps", &o.sor_reps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ilu", &o.ilu, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ilu_reps", &o.ilu_reps, NULL));
+  PetscCheck(!o.ilu || size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-ilu times PCILU, which is sequential: run it on one process");
   if (o.ilu) PetscCall(PetscLogDefaultBegin()); /* for the upload event's time */
   {
     char    *list[2];

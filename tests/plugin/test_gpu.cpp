@@ -379,6 +379,8 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
     MatFactorInfo info;
     const char   *fname = ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)";
     PetscCall(MatFactorInfoInitialize(&info));
+    info.fill      = 1.0; /* ILU(0) / ICC(0): no fill */
+    info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
     PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, &F));
     if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A, NULL, NULL, &info));
     else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));

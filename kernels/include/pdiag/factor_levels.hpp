@@ -129,7 +129,8 @@ inline Index main_diagonal_index(const Index* off, Index nd) {
 template <SolvePass P, class T>
 PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index main, Index n, const T* val, const T* in,
                            const T* x, Index i) {
-  const T inv = val[base[main] + i];  // 1 / U(i,i) (ILU) or 1 / D_i (ICC)
+  // 1 / U(i,i) (ILU) or 1 / D_i (ICC), loaded only by the passes that use it
+  const T* inv = val + base[main] + i;
   T s = in[i];
   if (P == SolvePass::L) {
     for (Index k = 0; k < main; ++k) {
@@ -147,7 +148,7 @@ PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index 
       const T a = val[base[k] + i];
       if (a != T(0)) s -= a * x[j];
     }
-    return s * inv;
+    return s * *inv;
   }
   if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
     for (Index k = nd - 1; k > main; --k) {
@@ -158,7 +159,7 @@ PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index 
       if (P == SolvePass::Ut) s -= a * x[r];
       else s += a * x[r];
     }
-    return P == SolvePass::Ut ? s * inv : s;
+    return P == SolvePass::Ut ? s * *inv : s;
   }
   if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
     for (Index k = 0; k < main; ++k) {
@@ -170,7 +171,7 @@ PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index 
     return s;
   }
   if (P == SolvePass::IccU) {
-    s = s * inv;
+    s = s * *inv;
     for (Index k = nd - 1; k > main; --k) {
       const Index j = i + off[k];
       if (j >= n) continue;
@@ -181,7 +182,7 @@ PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index 
   }
   // IccHalfU
   using std::sqrt;
-  s = sqrt(inv) * s;
+  s = sqrt(*inv) * s;
   for (Index k = main + 1; k < nd; ++k) {
     const Index j = i + off[k];
     if (j >= n) continue;

@@ -1,6 +1,8 @@
-// Level schedules of the SOR / Gauss-Seidel sweeps of an HM block (CPU
-// reference, DESIGN §6): the rows grouped so that the rows of one level can
-// be relaxed at the same time and the result is the sequential sweep's.
+// Level schedules of the SOR / Gauss-Seidel sweeps of an HM block and of
+// the triangular solves with its ILU(0) / ICC(0) factors (CPU reference,
+// DESIGN §6; the solves' part is at the end): the rows grouped so that the
+// rows of one level can be computed at the same time and the result is the
+// sequential order's.
 //
 // A forward sweep (rows in ascending order) relaxes row i with the new
 // values of its lower neighbours (a(i, j) != 0, j < i) and the old values

@@ -1,6 +1,7 @@
 /* The native ILU(0) / ICC(0) factors' solves on the GPU (CUDA builds): when
-   the factor of a seqdiagcuda matrix (also bjacobi's and ASM's sub-blocks,
-   which are seqdiagcuda) is applied to CUDA vectors, MatSolve,
+   the factor of a sequential diag matrix not bound to the CPU (seqdiagcuda,
+   seqdiag, and so bjacobi's and ASM's sub-blocks) is applied to CUDA
+   vectors, MatSolve,
    MatSolveTranspose, MatForwardSolve and MatBackwardSolve run on the device
    by level-scheduled triangular solves (kernels/ pdiag/factor_levels.hpp,
    src/factor_solve.cu), with no host copy of the vectors. Host vectors keep
@@ -114,14 +115,19 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
 
   PetscFunctionBegin;
   if (!*pdev) PetscCallCXX(*pdev = new DiagFactorDevice());
-  DiagFactorDevice &d = **pdev;
-  PetscCall(PetscLogEventBegin(MATDIAG_FactorToGPU, F, 0, 0, 0));
-  if (*stale) {
-    PetscCall(UploadFactor(d, factor));
-    *stale = PETSC_FALSE;
+  DiagFactorDevice             &d  = **pdev;
+  const pdiag::FactorSolveSteps st = pdiag::factor_solve_steps(what);
+  bool                          missing = *stale ? true : false;
+  for (int p = 0; p < st.npasses; ++p) missing = missing || !d.have[(std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p])];
+  if (missing) { /* the event counts uploads, not solves */
+    PetscCall(PetscLogEventBegin(MATDIAG_FactorToGPU, F, 0, 0, 0));
+    if (*stale) {
+      PetscCall(UploadFactor(d, factor));
+      *stale = PETSC_FALSE;
+    }
+    PetscCall(EnsureSchedules(F, d, factor, what));
+    PetscCall(PetscLogEventEnd(MATDIAG_FactorToGPU, F, 0, 0, 0));
   }
-  PetscCall(EnsureSchedules(F, d, factor, what));
-  PetscCall(PetscLogEventEnd(MATDIAG_FactorToGPU, F, 0, 0, 0));
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
   std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
   for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};

@@ -23,8 +23,9 @@
    diagonals are mostly stored zeros is factored through the companion
    instead (the same result, by rows).
 
-   With CUDA vectors, the solves of a seqdiagcuda matrix's factor run on
-   the device (diag_factor_device.cpp); the factorization stays here. */
+   In CUDA builds, solves with CUDA vectors run on the device
+   (diag_factor_device.cpp) unless the matrix was bound to the CPU (as its
+   products do); the factorization stays here. */
 #include "diag_factor_device.hpp"
 
 #include "pdiag/factor.hpp"
@@ -42,7 +43,7 @@ struct NativeFactor {
   Hm                         F;
   std::vector<Index>         a_offsets; /* the diagonals of A the symbolic phase saw */
   std::vector<unsigned char> pattern;   /* F's entries aij's factor holds (see the top of the file) */
-  PetscBool                  device = PETSC_FALSE;   /* A was a seqdiagcuda matrix not bound to the CPU: solves with CUDA vectors on the device */
+  PetscBool                  device = PETSC_FALSE;   /* A was not bound to the CPU: solves with CUDA vectors on the device (CUDA builds) */
   PetscBool                  dev_stale = PETSC_TRUE; /* F changed since its upload */
   DiagFactorDevice          *dev = nullptr;          /* the device copy (CUDA builds) */
 
@@ -131,11 +132,9 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
   if (policy.sctx.nshift) PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals needed %" PetscInt_FMT " shift(s), shift amount %g\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", policy.sctx.nshift, (double)policy.sctx.shift_amount));
   PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
   nf->dev_stale = PETSC_TRUE;
-  {
-    PetscBool cuda;
-    PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQDIAGCUDA, &cuda));
-    nf->device = (cuda && !A->boundtocpu) ? PETSC_TRUE : PETSC_FALSE;
-  }
+#if defined(PDIAG_PETSC_CUDA)
+  nf->device = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE; /* as for products: the vectors decide */
+#endif
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
