@@ -558,3 +558,75 @@ BOOST_AUTO_TEST_CASE(bad_input_and_messages) {
   zero_rows(T.view(), bad_row, 1, 1.0, missing);
   BOOST_TEST(!missing);
 }
+
+// inode_sizes_if against PETSc's MatSeqAIJCheckInode run on the CSR of the
+// entries kept: block tridiagonal matrices with 3x3 blocks (every row of a
+// block has the same columns: runs of 3, cut by the limit), a row block of
+// the same matrix, the random cases (runs of 1 almost everywhere) and a
+// keep rule that drops an entry (its row then starts a run of its own).
+namespace {
+std::vector<Index> aij_inode_sizes(const std::vector<std::vector<Index>>& rows, Index limit) {
+  std::vector<Index> sizes;
+  const Index m = Index(rows.size());
+  for (Index i = 0; i < m;) {
+    Index j = i + 1, size = 1;
+    for (; j < m && size < limit; ++j, ++size)
+      if (rows[j] != rows[i]) break;
+    sizes.push_back(size);
+    i = j;
+  }
+  return sizes;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(inode_sizes_as_aij_finds_them) {
+  const Index bs = 3, nb = 8, n = bs * nb;
+  std::vector<Index> ci, cj;
+  std::vector<double> cv;
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < n; ++j)
+      if (std::abs(i / bs - j / bs) <= 1) {
+        ci.push_back(i);
+        cj.push_back(j);
+        cv.push_back(1.0 + double(i * n + j) / (n * n));
+      }
+  const auto check = [&](const Layout& L, Index limit, auto keep) {
+    std::vector<Index> bi, bj;  // the block's rows of the COO entries
+    std::vector<double> bv;
+    for (std::size_t e = 0; e < cv.size(); ++e)
+      if (ci[e] >= L.row_begin && ci[e] < L.row_end()) {
+        bi.push_back(ci[e]);
+        bj.push_back(cj[e]);
+        bv.push_back(cv[e]);
+      }
+    const HmMatrix<double> B = hm_from_coo<double>(L, Index(bv.size()), bi.data(), bj.data(), bv.data());
+    std::vector<std::vector<Index>> rows;
+    std::vector<Index> cols;
+    std::vector<double> vals;
+    for (Index i = L.row_begin; i < L.row_end(); ++i) {
+      get_row_if(B.view(), i, cols, vals, keep);
+      rows.push_back(cols);
+    }
+    BOOST_TEST(inode_sizes_if(B.view(), limit, keep) == aij_inode_sizes(rows, limit));
+  };
+  const auto nonzero = [](Index, Index, double v) { return v != 0.0; };
+  for (Index limit : {1, 2, 3, 5}) {
+    check(Layout::square(n), limit, nonzero);
+    check(Layout::block(n, n, 4, 13), limit, nonzero);
+    check(Layout::square(n), limit, [](Index i, Index j, double) { return !(i == 7 && j == 3); });
+  }
+  // runs of 3 when the limit allows: the blocks
+  const HmMatrix<double> A = hm_from_coo<double>(Layout::square(n), Index(cv.size()), ci.data(), cj.data(), cv.data());
+  BOOST_TEST(inode_sizes_if(A.view(), 5, nonzero) == std::vector<Index>(nb, bs));
+  for_each_case([&](const Case& c, std::mt19937_64&) {
+    std::vector<std::vector<Index>> rows;
+    std::vector<Index> cols;
+    std::vector<double> vals;
+    const Layout& L = c.hm.layout;
+    for (Index i = L.row_begin; i < L.row_end(); ++i) {
+      get_row(c.hm.view(), i, cols, vals);
+      rows.push_back(cols);
+    }
+    BOOST_TEST(inode_sizes_if(c.hm.view(), 5, [](Index, Index, double) { return true; }) == aij_inode_sizes(rows, 5));
+  });
+}

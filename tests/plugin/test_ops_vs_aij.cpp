@@ -1349,6 +1349,51 @@ PetscErrorCode TestCancelledEntries()
   PetscFunctionReturn(0);
 }
 
+/* SOR of a multi-field DMDA operator: aij runs block Gauss-Seidel on its
+   inodes (rows of one grid point share their columns) when omega = 1;
+   diag's MatSOR must give aij's result, not point SOR's (which differs:
+   checked, so the test can fail). Sequential and parallel (local sweeps). */
+PetscErrorCode TestInodeSOR()
+{
+  DaSpec s;
+  Mat    D, A;
+  Vec    b, xd, xa, xp;
+
+  PetscFunctionBeginUser;
+  s.mx  = 9;
+  s.my  = 7;
+  s.dof = 2;
+  s.st  = DMDA_STENCIL_BOX;
+  PetscCall(BuildDA(s, 11, &D, &A));
+  PetscCall(MatShift(D, 20.0)); /* diagonally dominant: sweeps stay bounded */
+  PetscCall(MatShift(A, 20.0));
+  PetscCall(MatCreateVecs(A, &xa, &b));
+  PetscCall(VecDuplicate(xa, &xd));
+  PetscCall(VecDuplicate(xa, &xp));
+  PetscCall(FillVec(b, 5));
+  const MatSORType flags[] = {(MatSORType)(SOR_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), SOR_LOCAL_FORWARD_SWEEP, SOR_EISENSTAT};
+  PetscMPIInt      size;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (MatSORType flag : flags) {
+    if (size > 1 && !(flag & (SOR_LOCAL_SYMMETRIC_SWEEP | SOR_EISENSTAT))) continue; /* parallel SOR is local sweeps only */
+    const PetscInt its = flag & SOR_EISENSTAT ? 1 : 2;
+    PetscReal      e, ep;
+    for (Vec x : {xa, xd, xp}) PetscCall(FillVec(x, 9));
+    PetscCall(MatSOR(A, b, 1.0, flag, 0.0, its, 1, xa));
+    PetscCall(MatSOR(D, b, 1.0, flag, 0.0, its, 1, xd));
+    PetscCall(MatSetOption(A, MAT_USE_INODES, PETSC_FALSE)); /* point SOR, for the can-fail check */
+    PetscCall(MatSOR(A, b, 1.0, flag, 0.0, its, 1, xp));
+    PetscCall(MatSetOption(A, MAT_USE_INODES, PETSC_TRUE));
+    PetscCall(VecRelDiff(xd, xa, &e));
+    PetscCall(VecRelDiff(xp, xa, &ep));
+    PetscCall(Record(e <= 1e-12 && ep > 1e-8, "inode SOR", Fmt("flag %d: diag against aij %.2e (point SOR against aij %.2e)", (int)flag, (double)e, (double)ep)));
+  }
+  for (Vec *v : {&b, &xd, &xa, &xp}) PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TestOptions()
 {
   const PetscInt n = 30;
@@ -1863,6 +1908,7 @@ int main(int argc, char **argv)
     if (want(c.name)) RunCase(c);
   if (want("options")) Run("options", "options", [] { return TestOptions(); });
   if (want("cancelled entries")) Run("cancelled entries", "cancelled entries", [] { return TestCancelledEntries(); });
+  if (want("inode SOR")) Run("inode SOR", "inode SOR", [] { return TestInodeSOR(); });
   if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
   PetscCall(Summary(&exit_code));

@@ -305,6 +305,33 @@ void get_row_if(const V& A, Index i, std::vector<Index>& cols,
   });
 }
 
+/// The "inodes" of the local rows as PETSc's seqaij finds them
+/// (MatSeqAIJCheckInode): runs of consecutive rows, at most `limit` long,
+/// whose entries (those `keep` accepts, as in get_row_if) sit in the same
+/// columns; returns the size of each run, in row order. aij's SOR and
+/// block-diagonal products work on these runs (block Gauss-Seidel with the
+/// runs' diagonal blocks inverted) when they are few enough, so a drop-in
+/// for aij must know them. O(stored entries) time, O(ndiag) memory.
+template <class V, class Keep, ops_detail::if_view<V> = 0>
+std::vector<Index> inode_sizes_if(const V& A, Index limit, Keep&& keep) {
+  using T = typename ops_detail::view_traits<V>::scalar;
+  std::vector<Index> sizes;
+  std::vector<Index> first, cols;
+  std::vector<T> vals;
+  const Index r0 = A.layout.row_begin, r1 = A.layout.row_begin + A.layout.nrows;
+  for (Index i = r0; i < r1;) {
+    get_row_if(A, i, first, vals, keep);
+    Index j = i + 1, size = 1;
+    for (; j < r1 && size < limit; ++j, ++size) {
+      get_row_if(A, j, cols, vals, keep);
+      if (cols != first) break;
+    }
+    sizes.push_back(size);
+    i = j;
+  }
+  return sizes;
+}
+
 /// All stored entries of global row i, stored zeros included.
 template <class V, ops_detail::if_view<V> = 0>
 void get_row(const V& A, Index i, std::vector<Index>& cols,

@@ -27,6 +27,8 @@
    the matrix's nonzero state increases, as for aij. */
 #include "diag_impl.hpp"
 
+#include <petscdm.h>
+
 #include "pdiag/convert.hpp"
 #include "pdiag/ops.hpp"
 #include "pdiag/stencil.hpp"
@@ -114,14 +116,61 @@ PetscErrorCode MatDiagAijEntriesMask_Private(Mat A, const Hm &hm, std::vector<un
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+/* Whether an aij matrix of A (sequential: a parallel one's diagonal block)
+   runs its SOR on "inodes", PETSc's runs of consecutive rows with the same
+   columns (multi-field grids, vector FEM problems): seqaij's MatSOR is then
+   a block Gauss-Seidel with the runs' diagonal blocks inverted (for omega =
+   1 and no shift), and converges otherwise than point SOR. Decided as
+   MatSeqAIJCheckInode decides (-mat_no_inode, -mat_inode_limit, at most
+   0.8 runs per row), on the entries aij would hold; kept per state of the
+   values. */
+PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
 {
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscObjectState state;
+
   PetscFunctionBegin;
-  PetscCall(MatDiagLocalCSR(A, false, csr));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (a->inode_state == state) {
+    *use = a->inode_use;
+    PetscFunctionReturn(0);
+  }
+  PetscBool no_inode = PETSC_FALSE, no_unroll = PETSC_FALSE;
+  PetscInt  limit    = 5; /* seqaij's default and largest */
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_no_inode", &no_inode, NULL));
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_no_unroll", &no_unroll, NULL));
+  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_inode_limit", &limit, NULL));
+  limit = PetscMin(limit, 5);
+  *use  = PETSC_FALSE;
+  if (!no_inode && !no_unroll && A->rmap->n > 0 && limit > 1) {
+    AijEntries         rule;
+    Hm                 from_cdm;
+    std::vector<Index> sizes;
+    PetscCall(MatDiagSyncHost_Private(A));
+    PetscCall(MatDiagAijEntries(A, true, &rule));
+    if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+    const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
+    DiagCallKernel(sizes = pdiag::inode_sizes_if(hm.view(), (Index)limit, rule));
+    *use = (double)sizes.size() <= 0.8 * (double)A->rmap->n ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscInfo(A, "diag: %zu inodes of %" PetscInt_FMT " rows: aij would %s inode routines\n", sizes.size(), A->rmap->n, *use ? "use" : "not use"));
+  }
+  a->inode_state = state;
+  a->inode_use   = *use;
   PetscFunctionReturn(0);
 }
 
-/* The same with the aij pattern A keeps (its aij copy's or its source's). */
+/* MatConvert to aij gives what an aij matrix of the operator holds, with
+   the aij pattern A keeps (its aij copy's or its source's): a submatrix
+   taken through aij and converted back, converted to aij again (MatView,
+   hypre), keeps the explicit zeros aij's submatrix holds */
+PetscErrorCode MatDiagLocalCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagLocalCSR(A, true, csr));
+  PetscFunctionReturn(0);
+}
+
+/* The same (the aij pattern A keeps). */
 PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
 {
   PetscFunctionBegin;
@@ -492,6 +541,8 @@ PetscErrorCode MatFDColoringCreate_Diag(Mat J, ISColoring iscoloring, MatFDColor
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
+
 PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColoring c)
 {
   Mat C;
@@ -499,6 +550,17 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(J, "a finite-difference Jacobian by coloring", &C));
   PetscCall((*C->ops->fdcoloringsetup)(C, iscoloring, c));
+  /* MatFDColoringUseDM() (an IS_COLORING_LOCAL coloring evaluated on the
+     DM's ghosted vectors, snes ex14) replaces the matrix's apply by aij's,
+     which would write the values into the companion and never into J: the
+     DM variant goes to the companion instead, and J keeps its own apply. */
+  if (J->ops->fdcoloringapply != MatFDColoringApply_Diag) {
+    DM dm;
+    PetscCall(MatGetDM(J, &dm));
+    PetscCall(MatSetDM(C, dm));
+    PetscCall(MatFDColoringUseDM(C, c));
+    J->ops->fdcoloringapply = MatFDColoringApply_Diag;
+  }
   PetscFunctionReturn(0);
 }
 

@@ -97,6 +97,7 @@ PetscErrorCode MatConvertFrom_Diag(Mat A, MatType newtype, MatReuse reuse, Mat *
   }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetBlockSizesFromMats(B, A, A)); /* a submatrix of a multi-field operator keeps its fields (hypre's nodal coarsening, GAMG) */
   { /* a refused conversion (a bad option, too many diagonals) leaves no half-built matrix */
     PetscErrorCode ierr = MatSetType(B, newtype);
     if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(B); /* not MatSetFromOptions: -mat_type must not turn B into another type */

@@ -150,6 +150,9 @@ struct Mat_Diag {
   /* MPI: the block of owned rows and columns as a seqdiag
      (MatGetDiagonalBlock; bjacobi, local SOR sweeps), refreshed like the companion */
   Mat              diag_block         = nullptr;
+  /* whether aij would run this matrix's SOR on inodes (MatDiagUsesInodes_Private), for the values of inode_state */
+  PetscObjectState inode_state = -1;
+  PetscBool        inode_use   = PETSC_FALSE;
   PetscObjectState diag_block_state   = -1;
   PetscObjectState diag_block_nzstate = -1;
 
@@ -395,6 +398,7 @@ PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Ind
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompact_Private(Mat, PetscBool *);
@@ -407,6 +411,7 @@ PETSC_INTERN PetscErrorCode MatDiagHm_Private(Mat, const Hm **);
 PETSC_INTERN PetscErrorCode MatDiagInstallHm_Private(Mat, Hm &&);
 PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_Diag(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatSOR_Diag(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+PETSC_INTERN PetscErrorCode MatMultDiagonalBlock_Diag(Mat, Vec, Vec);
 
 /* diag_factor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);

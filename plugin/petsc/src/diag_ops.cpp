@@ -588,6 +588,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->convertfrom         = MatConvertFrom_Diag;
   ops->getvalues           = MATDIAG_HOST_OP(MatGetValues_Diag);
   ops->sor                 = MatSOR_Diag;
+  ops->multdiagonalblock   = MATDIAG_HOST_OP(MatMultDiagonalBlock_Diag);
   { /* only in parallel, as aij: PCASM splits a process into several blocks
        by a partitioning only when the matrix has this operation, so a
        sequential diag with it would get other subdomains than seqaij */

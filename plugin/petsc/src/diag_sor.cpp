@@ -156,6 +156,17 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     PetscCall(MatSOR_SeqDiagCUDA(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }
+  if (omega == 1.0 && fshift == 0.0 && flag != SOR_APPLY_UPPER && flag != SOR_APPLY_LOWER) {
+    PetscBool inodes;
+    PetscCall(MatDiagUsesInodes_Private(A, &inodes));
+    if (inodes) { /* aij's block Gauss-Seidel on its inodes (MatDiagUsesInodes_Private), by aij's code on the aij copy */
+      Mat C;
+      PetscCall(MatDiagGetCompanion_Private(A, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
+      PetscCall(MatSOR(C, bb, omega, flag, fshift, its, lits, xx));
+      A->factorerrortype = C->factorerrortype;
+      PetscFunctionReturn(0);
+    }
+  }
   /* the host arrays only here: zeroing them costs as much as a GPU sweep */
   PetscCallCXX(mdiag.resize(m));
   PetscCallCXX(idiag.resize(m));
@@ -308,10 +319,18 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     Vec xx1, d;
     PetscCall(VecDuplicate(bb, &xx1));
     PetscCall(local(bb, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_BACKWARD_SWEEP), xx));
-    PetscCall(MatCreateVecs(A, &d, NULL));
-    PetscCall(MatGetDiagonal(A, d));
-    PetscCall(VecPointwiseMult(bb1, d, xx));
-    PetscCall(VecDestroy(&d));
+    PetscBool inodes = PETSC_FALSE;
+    if (!device && omega == 1.0 && fshift == 0.0) PetscCall(MatDiagUsesInodes_Private(Ad, &inodes));
+    if (inodes) { /* mpiaij multiplies by its local block's inode diagonal blocks (MatMultDiagonalBlock) */
+      Mat C;
+      PetscCall(MatDiagGetCompanion_Private(Ad, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
+      PetscCall(OnLocalParts(xx, bb1, device, [&](Vec lx, Vec lb1) { return MatMultDiagonalBlock(C, lx, lb1); }));
+    } else {
+      PetscCall(MatCreateVecs(A, &d, NULL));
+      PetscCall(MatGetDiagonal(A, d));
+      PetscCall(VecPointwiseMult(bb1, d, xx));
+      PetscCall(VecDestroy(&d));
+    }
     PetscCall(VecAYPX(bb1, (omega - 2.0) / omega, bb));
     { /* bb1 += (remote couplings) x */
       Vec r;
@@ -330,6 +349,32 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
 }
 
 } // namespace
+
+/* MatMultDiagonalBlock (PCEisenstat's diagonal scaling): with aij's
+   inodes (MatDiagUsesInodes_Private) the product by their diagonal blocks,
+   by aij's code on the aij copy of the (local) block, after an SOR on it
+   as aij requires; otherwise by the diagonal. */
+PetscErrorCode MatMultDiagonalBlock_Diag(Mat A, Vec x, Vec y)
+{
+  Mat       Ad;
+  PetscBool inodes;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock_Diag(A, &Ad));
+  PetscCall(MatDiagUsesInodes_Private(Ad, &inodes));
+  if (inodes) {
+    Mat C;
+    PetscCall(MatDiagGetCompanion_Private(Ad, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
+    PetscCall(OnLocalParts(x, y, PETSC_FALSE, [&](Vec lx, Vec ly) { return MatMultDiagonalBlock(C, lx, ly); }));
+  } else {
+    Vec d;
+    PetscCall(MatCreateVecs(A, &d, NULL));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(VecPointwiseMult(y, d, x));
+    PetscCall(VecDestroy(&d));
+  }
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode MatSOR_Diag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
