@@ -140,8 +140,9 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
   PetscFunctionReturn(0);
 }
 
-/* y = op(F)^{-1} b: on the device (`what`) for a seqdiagcuda matrix's
-   factor and CUDA vectors, else through the kernel `solve` on host arrays. */
+/* y = op(F)^{-1} b: on the device (`what`) with CUDA vectors when the
+   matrix was not bound to the CPU, else through the kernel `solve` on host
+   arrays. */
 template <class Solve>
 PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve)
 {
