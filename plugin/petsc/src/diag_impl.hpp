@@ -42,8 +42,9 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
 /* -log_view events of the diag types (registered by MatDiagRegisterAll):
    the product's host planning and the copy of its plan to the device,
    copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
-   an upload, and device allocations of matrix storage. */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc;
+   an upload, device allocations of matrix storage, and the upload of an
+   ILU(0)/ICC(0) factor and its level schedules (diag_factor_device.cpp). */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
