@@ -283,5 +283,6 @@ PetscErrorCode MatDiagRegisterSolverTypes_Private(void)
       }
     }
   }
+  PetscCall(MatDiagRegisterNormalFactors_Private(kSolverPackages, kNumPackages));
   PetscFunctionReturn(0);
 }

@@ -416,6 +416,7 @@ PETSC_INTERN PetscErrorCode MatMultDiagonalBlock_Diag(Mat, Vec, Vec);
 
 /* diag_factor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);
+PETSC_INTERN PetscErrorCode MatDiagRegisterNormalFactors_Private(const char *const[], int);
 
 /* diag_aij_only.cpp: the PCs and colorings that accept only aij matrices */
 PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
