@@ -6,7 +6,8 @@
 # -mat_diag_device_ops, and under memcheck), mpisan (MPI device paths under
 # memcheck and initcheck on 2 ranks), profile (-log_view of a product),
 # plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
-# pc (test_pc -gpu: every PC, aijcusparse against diagcuda, 1-3 ranks),
+# pc (test_pc -gpu: every PC, aijcusparse against diagcuda, 1-3 ranks or
+# PC_NPS),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
 # examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), sor (MatSOR
@@ -65,7 +66,7 @@ fi
 if has pc; then
   # the PC matrix of the drop-in issue with CUDA vectors: aijcusparse against
   # diagcuda (test_pc -gpu), on 1-3 ranks; the SuiteSparse pair is staged in ssmat/
-  for np in 1 2 3; do run test_pc.gpu.np$np mpiexec -n $np bin/test_pc "$PWD/ssmat" -gpu; done
+  for np in ${PC_NPS:-1 2 3}; do run test_pc.gpu.np$np mpiexec -n $np bin/test_pc "$PWD/ssmat" -gpu; done
 fi
 if has devops; then
   # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu
