@@ -327,9 +327,12 @@ HmMatrix<T> hm_product_alloc(const HmProductPlan& plan) {
 ///   C(i, i + dC) = sum over pairs of opA(i, i + eA) * opB(i + eA, i + dC),
 /// three stride-1 streams per pair. Throws FormatError when the views do not
 /// match the plan (layouts, number of diagonals, offsets of the pairs).
+/// With nonzero (C's nstored() entries), nonzero[p] = (C.val[p] != 0) is
+/// written too, from each row chunk while it is still in cache: the mask of
+/// a result's nonzero entries without a second pass over C's values.
 template <class T>
 void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Trans ta, const HmView<const T>& B,
-                        Trans tb, const HmView<T>& C) {
+                        Trans tb, const HmView<T>& C, unsigned char* nonzero = nullptr) {
   if (ta != plan.ta || tb != plan.tb)
     throw FormatError("hm_product_numeric: the plan was made for op(A) = " + std::string(trans_name(plan.ta)) +
                       ", op(B) = " + trans_name(plan.tb));
@@ -376,6 +379,8 @@ void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Tra
         const T* const b = B.val;
         for (Index i = ib; i < ie; ++i) cv[co + i] += a[av + i] * b[bv + i];
       }
+      if (nonzero)
+        for (Index i = r0; i < r1; ++i) nonzero[co + i] = cv[co + i] != T(0) ? 1 : 0;
     }
   }
 }

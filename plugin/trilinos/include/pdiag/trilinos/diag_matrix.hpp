@@ -133,6 +133,21 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     setUp();
   }
 
+  /// Takes over an HM block and its reported pattern: reported[p] = 1 for
+  /// the stored positions to report, 0 for stored zeros (block.nstored()
+  /// bytes, each 0 or 1), e.g. a kernel product's result and the nonzero
+  /// mask hm_product_numeric wrote with it. Collective.
+  DiagMatrix(const Teuchos::RCP<const map_type>& rowMap, hm_type&& block, std::vector<unsigned char>&& reported,
+             const Teuchos::RCP<const map_type>& domainMap = Teuchos::null)
+      : DiagMatrix(rowMap, domainMap) {
+    const bool ok = block.layout == layout_ && static_cast<Index>(block.val.size()) == block.nstored() &&
+                    static_cast<Index>(reported.size()) == block.nstored();
+    check_all(*comm_, ok, "the block's layout or size, or the reported mask's size, does not match the row and domain maps");
+    hm_ = std::move(block);
+    mask_ = std::move(reported);
+    setUp();
+  }
+
   /// A copy of a fill-complete CrsMatrix whose range map is its row map
   /// (both contiguous); its entries (explicit zeros too) are reported.
   explicit DiagMatrix(const crs_type& A) : DiagMatrix(A.getRowMap(), A.getDomainMap()) {
@@ -408,6 +423,16 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
   // Communication and counts; collective.
   void setUp() {
     const Index m = layout_.nrows;
+    rowCounts_.resize(static_cast<std::size_t>(m));
+    std::string msg;
+    bool ok = true;
+    try {  // the only check that can fail here (a caller's mask); before any collective step
+      hm_masked_row_counts(cview(), mask_.data(), rowCounts_.data());
+    } catch (const FormatError& e) {
+      ok = false;
+      msg = e.what();
+    }
+    check_all(*comm_, ok, msg);
     plan_ = hm_ghost_plan(hm_.view(), c0_, c1_);
     // Column map: the owned domain GIDs first (Ifpack2's local filter needs
     // them there), then the other columns the rows reach, ascending.
@@ -434,8 +459,6 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
       export_ = Teuchos::rcp(new export_type(touchedMap_, domainMap_));
       trImport_ = Teuchos::rcp(new import_type(domainMap_, touchedMap_));
     }
-    rowCounts_.assign(static_cast<std::size_t>(m), 0);
-    hm_masked_row_counts(cview(), mask_.data(), rowCounts_.data());
     localEntries_ = 0;
     localMaxRow_ = 0;
     for (Index c : rowCounts_) {
