@@ -167,6 +167,41 @@ void check_all_constructors(const Teuchos::RCP<const map_t>& rows, const Teuchos
   check_scaling(*C, Dv, what + " from diagonals");
 }
 
+// A constant-coefficient stencil large enough for the compressed apply
+// (pdiag/compress.hpp) on every process with rows: apply in every mode
+// against the CrsMatrix, then again after each way the values change
+// (replaceGlobalValues, sumIntoGlobalValues, scaling), which must drop or
+// rebuild the compressed form.
+void check_compressed(const comm_t& comm) {
+  auto rows = uneven_map(600, comm);
+  const Entries e = stencil_entries(*rows, 30, 20, 1, 0.3);
+  auto C = crs_of(rows, rows, e);
+  auto D = diag_of(rows, rows, e);
+  const bool has_rows = rows->getNodeNumElements() > 0;
+  TT_CHECK(D->usesCompressedApply() == has_rows, "stencil: compressed apply %d on a process with %zu rows",
+           int(D->usesCompressedApply()), rows->getNodeNumElements());
+  check_apply(*C, *D, "compressed stencil");
+  D->allowCompressedApply(false);
+  TT_CHECK(!D->usesCompressedApply(), "stencil: compressed apply used when not allowed");
+  check_apply(*C, *D, "stencil, compressed apply not allowed");
+  D->allowCompressedApply(true);
+  // One changed entry per process (an exception of the constant diagonal).
+  C->resumeFill();
+  for (size_t il = 0; il < rows->getNodeNumElements(); il += 97) {
+    const GO g = rows->getGlobalElement(LO(il)), col = g;
+    const SC v = 4.5 + double(il), dv = 0.25;
+    TT_CHECK(C->replaceGlobalValues(g, 1, &v, &col) == 1 && D->replaceGlobalValues(g, Teuchos::tuple(col), Teuchos::tuple(v)) == 1,
+             "replaceGlobalValues on row %lld", (long long)g);
+    TT_CHECK(C->sumIntoGlobalValues(g, 1, &dv, &col) == 1 && D->sumIntoGlobalValues(g, Teuchos::tuple(col), Teuchos::tuple(dv)) == 1,
+             "sumIntoGlobalValues on row %lld", (long long)g);
+  }
+  C->fillComplete();
+  TT_CHECK(D->usesCompressedApply() == has_rows, "stencil with exceptions: compressed apply %d", int(D->usesCompressedApply()));
+  check_apply(*C, *D, "compressed stencil, changed entries");
+  check_scaling(*C, *D, "compressed stencil");  // random scaling: no constant diagonals left
+  TT_CHECK(!D->usesCompressedApply(), "randomly scaled stencil still uses the compressed apply");
+}
+
 template <class E>
 bool throws(const std::function<void()>& f) {
   try {
@@ -392,6 +427,7 @@ int main(int argc, char** argv) {
     }
     check_all_constructors(rows, rows, e, "index base 1");
   });
+  run_case(comm, "2D 5-point 30 x 20, compressed apply", [&] { check_compressed(comm); });
   run_case(comm, "bad input", [&] { check_bad_input(comm); });
   run_case(comm, "products vs Tpetra::MatrixMatrix::Multiply", [&] { check_products(comm); });
   if (!dir.empty()) {
