@@ -48,6 +48,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace pdiag {
@@ -552,11 +553,13 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     compStale_ = false;
     compUsed_ = false;
     comp_ = HmCompressed<Scalar>();
-    if (!compAllowed_ || !hm_compress_candidate(hm_)) return;
-    HmCompressed<Scalar> c = hm_compress(hm_);
-    if (c.nconstant() == 0 || 2 * c.bytes() > hm_bytes(hm_)) return;
-    comp_ = std::move(c);
-    compUsed_ = true;
+    if constexpr (std::is_floating_point<Scalar>::value) {  // hm_compress: real scalars
+      if (!compAllowed_ || !hm_compress_candidate(hm_)) return;
+      HmCompressed<Scalar> c = hm_compress(hm_);
+      if (c.nconstant() == 0 || 2 * c.bytes() > hm_bytes(hm_)) return;
+      comp_ = std::move(c);
+      compUsed_ = true;
+    }
   }
 
   // Y = A^T X: into Y in place when every column reached is owned, else into
