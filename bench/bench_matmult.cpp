@@ -4,6 +4,9 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
                            "  -sor                also time MatSOR, one symmetric sweep with a zero initial guess (PCSOR's apply)\n"
                            "  -sor_reps <k>       timed sweeps (median reported, default 5)\n"
+                           "  -ilu                also time ILU(0) (PCILU, natural ordering, one process): the numeric factorization, the first\n"
+                           "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
+                           "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -16,6 +19,7 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
 #include <petscdiag.h>
 #include <petscdevice.h>
 #include <petscdmda.h>
+#include <petscksp.h>
 #include <petsctime.h>
 
 #include <algorithm>
@@ -28,7 +32,8 @@ struct Options {
   PetscInt  dim = 3, n = 64, reps = 50;
   PetscInt  random_diagonals = 0; /* > 0: an n x n matrix with this many random diagonals (paper style) instead of a stencil */
   PetscBool box = PETSC_FALSE, constant = PETSC_FALSE, sor = PETSC_FALSE;
-  PetscInt  sor_reps = 5;
+  PetscInt  sor_reps = 5, ilu_reps = 5;
+  PetscBool ilu = PETSC_FALSE;
   char      types[2][64] = {"diag", "aij"};
   char      csv[PETSC_MAX_PATH_LEN] = "";
 };
@@ -84,7 +89,87 @@ PetscErrorCode AssembleStencil(DM da, Mat A, const Options &o)
 
 struct Result {
   double assembly = 0, mult = 0, multt = 0, norm = 0, stored = 0, sor = 0, sor_norm = 0;
+  /* -ilu: PCSetUp (symbolic + numeric), one more numeric factorization, the
+     first MatSolve after it, the factor's upload within it (diag's event
+     MatDiagFactToGPU; 0 for others: aijcusparse uploads in its numeric
+     phase), the median MatSolve and PCApply, |MatSolve's result| */
+  double ilu_setup = 0, ilu_numeric = 0, ilu_first = 0, ilu_upload = 0, ilu_solve = 0, ilu_apply = 0, ilu_norm = 0;
 };
+
+/* The time of `run` once, synchronised. */
+template <class Run>
+PetscErrorCode TimeOnce(Run &&run, double *t)
+{
+  PetscDeviceContext dctx;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscCall(PetscTime(&t0));
+  PetscCall(run());
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscCall(PetscTime(&t1));
+  *t = t1 - t0;
+  PetscFunctionReturn(0);
+}
+
+/* The median of reps synchronised runs of `run`. */
+template <class Run>
+PetscErrorCode TimeMedian(Run &&run, PetscInt reps, double *t)
+{
+  std::vector<double> times((std::size_t)std::max<PetscInt>(reps, 1));
+
+  PetscFunctionBeginUser;
+  for (double &ti : times) PetscCall(TimeOnce(run, &ti));
+  std::sort(times.begin(), times.end());
+  *t = times[times.size() / 2];
+  PetscFunctionReturn(0);
+}
+
+/* Seconds logged so far for the event `name` in the main stage (0 if none). */
+PetscErrorCode EventTime(const char *name, double *t)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId(name, &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+  *t = info.time;
+  PetscFunctionReturn(0);
+}
+
+/* -ilu: PCILU on A (ILU(0), natural ordering; diag: its factor on the
+   diagonals, solved on the device with CUDA vectors; aijcusparse:
+   cuSPARSE's), timed as Result says. */
+PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, Result *r)
+{
+  PC            pc;
+  Mat           F;
+  MatFactorInfo info;
+  double        up0, up1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)A), &pc));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetType(pc, PCILU));
+  PetscCall(TimeOnce([&]() { return PCSetUp(pc); }, &r->ilu_setup));
+  PetscCall(PCFactorGetMatrix(pc, &F));
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.fill      = 1.0; /* PCILU's defaults: zero levels, no shift */
+  info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
+  PetscCall(TimeOnce([&]() { return MatLUFactorNumeric(F, A, &info); }, &r->ilu_numeric));
+  PetscCall(EventTime("MatDiagFactToGPU", &up0));
+  PetscCall(TimeOnce([&]() { return MatSolve(F, x, y); }, &r->ilu_first));
+  PetscCall(EventTime("MatDiagFactToGPU", &up1));
+  r->ilu_upload = up1 - up0;
+  PetscCall(TimeMedian([&]() { return MatSolve(F, x, y); }, o.ilu_reps, &r->ilu_solve));
+  PetscCall(VecNorm(y, NORM_2, &r->ilu_norm));
+  PetscCall(TimeMedian([&]() { return PCApply(pc, x, y); }, o.ilu_reps, &r->ilu_apply));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(0);
+}
 
 /* Median time of one product (op 0: MatMult, 1: MatMultTranspose, 2: MatSOR
    as PCSOR applies it: y = one local symmetric sweep on A y = x from a zero
@@ -130,6 +215,7 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   PetscCall(PetscTime(&t1));
   r->assembly = t1 - t0;
   PetscCall(VecDuplicate(x, &y));
+  if (o.ilu) PetscCall(MeasureILU(A, x, y, o, r));
   if (o.sor) {
     PetscCall(Median(A, x, y, 2, o.sor_reps, &r->sor));
     PetscCall(VecNorm(y, NORM_2, &r->sor_norm));
@@ -172,6 +258,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", o.csv, sizeof(o.csv), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-sor", &o.sor, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sor_reps", &o.sor_reps, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ilu", &o.ilu, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-ilu_reps", &o.ilu_reps, NULL));
+  PetscCheck(!o.ilu || size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-ilu times PCILU, which is sequential: run it on one process");
+  if (o.ilu) PetscCall(PetscLogDefaultBegin()); /* for the upload event's time */
   {
     char    *list[2];
     PetscInt nt = 2;
@@ -237,6 +327,14 @@ int main(int argc, char **argv)
   const double sor_agree = o.sor ? PetscAbsReal(res[0].sor_norm - res[1].sor_norm) / res[1].sor_norm : 0.0;
   if (o.sor)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatSOR (one symmetric sweep, zero initial guess) median: %s %10.3f ms   %s %10.3f ms   ratio %.2fx   (|x| agree to %.1e)\n", o.types[0], 1e3 * res[0].sor, o.types[1], 1e3 * res[1].sor, res[1].sor / res[0].sor, sor_agree));
+  const double ilu_agree = o.ilu ? PetscAbsReal(res[0].ilu_norm - res[1].ilu_norm) / res[1].ilu_norm : 0.0;
+  if (o.ilu) {
+    for (int t = 0; t < 2; t++)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s PCSetUp %9.4f s   numeric factorization %9.4f s   first MatSolve %9.3f ms (factor upload %9.3f ms)   MatSolve median %9.3f ms   PCApply median %9.3f ms\n", o.types[t], res[t].ilu_setup, res[t].ilu_numeric,
+                            1e3 * res[t].ilu_first, 1e3 * res[t].ilu_upload, 1e3 * res[t].ilu_solve, 1e3 * res[t].ilu_apply));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) ratio %s/%s: MatSolve %.2fx, PCApply %.2fx, numeric factorization %.2fx   (|x| agree to %.1e)\n", o.types[1], o.types[0], res[1].ilu_solve / res[0].ilu_solve, res[1].ilu_apply / res[0].ilu_apply,
+                          res[1].ilu_numeric / res[0].ilu_numeric, ilu_agree));
+  }
   if (o.csv[0]) {
     FILE *f;
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, o.csv, "a", &f));
@@ -251,6 +349,7 @@ int main(int argc, char **argv)
                           100.0 * diag_bytes / res[0].mult / copy_bw));
   }
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
+  PetscCheck(ilu_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different ILU(0) solves (%.3e)", ilu_agree);
   PetscCheck(sor_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different SOR sweeps (%.3e)", sor_agree);
   PetscCall(VecDestroy(&x));
   PetscCall(DMDestroy(&da));

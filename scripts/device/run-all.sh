@@ -10,7 +10,9 @@
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
 # examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), sor (MatSOR
-# on the device against aijcusparse, and ex45 with CG + SOR), benchprod
+# on the device against aijcusparse, and ex45 with CG + SOR), ilu (ILU(0)/
+# ICC(0) solves on the device: kernel tests, sanitizers, test_gpu, MatSolve
+# and PCApply against aijcusparse, ex45 with CG + ILU), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh), scaling
 # (bench/scaling.sh: multi-GPU weak/strong scaling, $OUT/scaling.csv). Logs
@@ -149,6 +151,33 @@ if has sor; then
     run sor.ex45.129.$t $P
   done
   { grep -h -A6 "rank(s)" "$OUT"/sor.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^MatSOR " "$OUT"/sor.ex45.*.log; } > "$OUT/sor-tables.txt"
+fi
+if has ilu; then
+  # ILU(0) / ICC(0) on the device (diag: level-scheduled triangular solves,
+  # kernels/src/factor_solve.cu; the numeric factorization on the host,
+  # uploaded once per factorization): the CPU check of the level-ordered
+  # algorithm, the kernel test and it under memcheck and racecheck; test_gpu
+  # (factor solves with CUDA against host vectors; PCILU, PCICC, bjacobi, ASM:
+  # iterations and host<->device copies per iteration) on 1 and 2 ranks;
+  # one ILU(0) MatSolve and PCApply against aijcusparse's (cuSPARSE), 3D
+  # 7-point random coefficients at 129^3 and 257^3, with the host
+  # factorization and upload times; then CG + ILU in ex45 at 129^3 with both
+  # types (same iterations, KSPSolve time)
+  run ilu.test_factor_levels bin/test_factor_levels
+  run ilu.test_factor_solve_cuda bin/test_factor_solve_cuda
+  run ilu.test_factor_solve_cuda.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_factor_solve_cuda
+  run ilu.test_factor_solve_cuda.racecheck compute-sanitizer --tool racecheck --error-exitcode 1 bin/test_factor_solve_cuda
+  run ilu.test_gpu.np1 mpiexec -n 1 bin/test_gpu
+  run ilu.test_gpu.np2 mpiexec -n 2 bin/test_gpu
+  B="bin/bench_matmult -dm_vec_type cuda -types diag,aijcusparse -ilu -ilu_reps 5 -reps 5"
+  run ilu.3d7.random.n129 $B -n 129
+  run ilu.3d7.random.n257 $B -n 257 -log_view -log_view_gpu_time
+  for t in aijcusparse diag; do
+    P="bin/tut_ksp_ex45 -da_grid_x 129 -da_grid_y 129 -da_grid_z 129 -ksp_type cg -pc_type ilu -ksp_rtol 1e-8 -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t -log_view -log_view_gpu_time"
+    [ $t = diag ] && P="$P -dll_append $PWD/lib/libpetscdiag.so"
+    run ilu.ex45.129.$t $P
+  done
+  { grep -h -A8 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu.*.log; } > "$OUT/ilu-tables.txt"
 fi
 if has benchprod; then
   # the paper's Table 2 (n = 10^4, 200-600 diagonals; dgB of row 3 is 400 by its nzB),

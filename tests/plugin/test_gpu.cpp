@@ -2,9 +2,12 @@
    kernels) and with CUDA vectors (GPU kernels) must agree to 1e-12; the
    diagcuda types hand out CUDA vectors; a KSP solve with CUDA vectors makes
    no host-device copies per iteration (the copy counts of KSPSolve are the
-   same for 10 and 40 iterations, with Jacobi and with SOR); MatSOR with
-   CUDA vectors (level-scheduled sweeps on the device) gives the host
-   sweeps' result to rounding. Without a CUDA device: prints SKIPPED and
+   same for 10 and 40 iterations, with Jacobi, SOR, bjacobi and ASM, and
+   on one process ILU and ICC), and converges in the host solve's
+   iterations (+-1); MatSOR with CUDA vectors (level-scheduled sweeps on
+   the device) gives the host sweeps' result to rounding, and so do the
+   solves with native ILU(0) / ICC(0) factors (level-scheduled triangular
+   solves on the device). Without a CUDA device: prints SKIPPED and
    returns 77. Ends with the line "N passed, M failed". */
 #include <petscdevice.h>
 #include <petscdiag.h>
@@ -203,19 +206,12 @@ PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType
   PetscFunctionReturn(0);
 }
 
-/* Host<->device copies during KSPSolve (CG + Jacobi, fixed iteration count). */
-PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *copies)
+/* The 7-point stencil matrix of da (DMCreateMatrix: da's matrix type). */
+PetscErrorCode StencilMatrix(DM da, Mat *Aout)
 {
-  Mat                A;
-  Vec                x, b;
-  KSP                ksp;
-  PC                 pc;
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-  PetscLogStage      stage;
+  Mat A;
 
   PetscFunctionBeginUser;
-  Trace("solve copies " + std::string(pctype));
   PetscCall(DMCreateMatrix(da, &A));
   {
     DMDALocalInfo li;
@@ -240,6 +236,27 @@ PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *c
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  *Aout = A;
+  PetscFunctionReturn(0);
+}
+
+/* A CG solve with pctype on da's stencil matrix (da's matrix and vector
+   types): its KSP after a first solve; *copies: the host<->device copies
+   of a second solve, run for exactly `its` iterations if its > 0, else to
+   rtol 1e-8 (*copies then -1). */
+PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *copies, PetscInt *iterations)
+{
+  Mat                A;
+  Vec                x, b;
+  KSP                ksp;
+  PC                 pc;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  PetscLogStage      stage;
+
+  PetscFunctionBeginUser;
+  Trace("stencil solve " + std::string(pctype));
+  PetscCall(StencilMatrix(da, &A));
   PetscCall(DMCreateGlobalVector(da, &x));
   PetscCall(VecDuplicate(x, &b));
   {
@@ -262,8 +279,10 @@ PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *c
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, pctype));
-  PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
-  PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+  if (its > 0) {
+    PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_DEFAULT, its));
+    PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
+  } else PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
   PetscCall(KSPSetUp(ksp));
   PetscCall(KSPSolve(ksp, b, x)); /* first solve: uploads */
   static int nstage = 0; /* stage names must be unique */
@@ -273,7 +292,13 @@ PetscErrorCode SolveCopies(DM da, PCType pctype, PetscInt its, PetscLogDouble *c
   PetscCall(PetscLogStagePop());
   PetscCall(PetscLogEventGetId("KSPSolve", &ev));
   PetscCall(PetscLogEventGetPerfInfo(stage, ev, &info));
-  *copies = info.CpuToGpuCount + info.GpuToCpuCount;
+  *copies = its > 0 ? info.CpuToGpuCount + info.GpuToCpuCount : -1;
+  {
+    KSPConvergedReason reason;
+    PetscCall(KSPGetIterationNumber(ksp, iterations));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    if (its <= 0) Check(reason > 0, std::string("CG with ") + pctype + " converges on the stencil matrix");
+  }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -321,6 +346,62 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
           PetscCall(VecDestroy(&xd));
         }
   for (Vec v : {bh, x0, xh, bd}) PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* The native ILU(0) / ICC(0) factor of a sequential A (PETSc's "petsc"
+   package, zero fill: the factor on the diagonals) applied to CUDA vectors
+   (level-scheduled triangular solves on the device) against host vectors
+   (the sequential solves on the host): MatSolve, MatSolveTranspose and
+   ICC's MatForwardSolve / MatBackwardSolve, to rounding, twice (the second
+   solve reuses the uploaded factor), and again after a numeric
+   refactorization with new values (the device copy must follow). On a copy
+   of A made diagonally dominant. */
+PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
+{
+  Mat         A;
+  Vec         bh, xh, bd, xd;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A0), &size));
+  if (size > 1) PetscFunctionReturn(0); /* factors of sequential matrices (bjacobi / ASM blocks: the KSP tests) */
+  Trace("factor solves " + name);
+  PetscCall(MatDuplicate(A0, MAT_COPY_VALUES, &A));
+  PetscCall(MatShift(A, 20.0));
+  PetscCall(HostVecs(A, &bh, &xh));
+  PetscCall(VecSetRandom(bh, NULL));
+  PetscCall(Retyped(bh, device_vec, &bd));
+  PetscCall(Retyped(xh, device_vec, &xd));
+  for (MatFactorType ft : {MAT_FACTOR_ILU, MAT_FACTOR_ICC}) {
+    Mat           F;
+    MatFactorInfo info;
+    const char   *fname = ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)";
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill      = 1.0; /* ILU(0) / ICC(0): no fill */
+    info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
+    PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, &F));
+    if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A, NULL, NULL, &info));
+    else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));
+    for (int round = 0; round < 2; round++) {
+      if (round == 1) PetscCall(MatScale(A, 1.5)); /* new values, same pattern */
+      if (ft == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A, &info));
+      else PetscCall(MatCholeskyFactorNumeric(F, A, &info));
+      for (int op = 0; op < (ft == MAT_FACTOR_ILU ? 2 : 4); op++)
+        for (int rep = 0; rep < 2; rep++) {
+          const char *opname[] = {"MatSolve", "MatSolveTranspose", "MatForwardSolve", "MatBackwardSolve"};
+          PetscErrorCode (*apply[])(Mat, Vec, Vec) = {MatSolve, MatSolveTranspose, MatForwardSolve, MatBackwardSolve};
+          PetscCall(VecSet(xd, 7.0)); /* a stale x must not leak into the result */
+          PetscCall(apply[op](F, bh, xh));
+          PetscCall(apply[op](F, bd, xd));
+          const PetscReal e = RelDiff(xd, xh), moved = RelDiff(xh, bh);
+          Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + (rep ? " (again)" : "") + ": difference " + std::to_string(e));
+        }
+    }
+    PetscCall(MatDestroy(&F));
+  }
+  for (Vec v : {bh, xh, bd, xd}) PetscCall(VecDestroy(&v));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
 }
@@ -526,7 +607,10 @@ int main(int argc, char **argv)
           Mat A;
           PetscCall(RandomDiag(n, offs, type, st, &A));
           PetscCall(CompareProducts(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
-          if (std::find(offs.begin(), offs.end(), 0) != offs.end()) PetscCall(CompareSOR(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
+          if (std::find(offs.begin(), offs.end(), 0) != offs.end()) {
+            PetscCall(CompareSOR(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
+            PetscCall(CompareFactorSolves(A, std::string(type) + (st == MAT_DIAG_STORAGE_HM ? " hm" : " cdm") + " n=" + std::to_string(n) + " ndiag=" + std::to_string(offs.size())));
+          }
           if (std::string(type) == MATDIAGCUDA) {
             Vec x;
             PetscBool cuda;
@@ -555,17 +639,37 @@ int main(int argc, char **argv)
        diag may copy no more than aijcusparse does */
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    for (PCType pctype : {PCJACOBI, PCSOR}) { /* SOR: level-scheduled sweeps on the device (aijcusparse's run on the host) */
+    /* SOR: level-scheduled sweeps on the device (aijcusparse's run on the
+       host); ILU / ICC (one process) and bjacobi / ASM with their default
+       ILU(0) blocks: level-scheduled triangular solves on the device */
+    std::vector<PCType> pcs = {PCJACOBI, PCSOR, PCBJACOBI, PCASM};
+    if (size == 1) pcs.insert(pcs.end(), {PCILU, PCICC});
+    for (PCType pctype : pcs) {
       PetscLogDouble grow[2];
+      PetscInt       its;
       for (int t = 0; t < 2; t++) {
         PetscCall(DMSetMatType(da, t == 0 ? MATDIAG : MATAIJCUSPARSE));
-        PetscCall(SolveCopies(da, pctype, 10, &c10));
-        PetscCall(SolveCopies(da, pctype, 40, &c40));
+        PetscCall(StencilSolve(da, pctype, 10, &c10, &its));
+        PetscCall(StencilSolve(da, pctype, 40, &c40, &its));
         grow[t] = c40 - c10;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s: KSPSolve host<->device copies: %g for 10 iterations, %g for 40\n", t == 0 ? "diag" : "aijcusparse", pctype, c10, c40));
       }
       if (size == 1) Check(grow[0] == 0, std::string("no host-device copies per CG iteration with ") + pctype);
       Check(grow[0] <= grow[1], std::string("no more host-device copies per CG iteration than aijcusparse with ") + pctype);
+      { /* the device solve converges as the host one: the same iterations (+-1) */
+        DM       dh;
+        PetscInt its_host, its_dev;
+        PetscLogDouble none;
+        PetscCall(DMSetMatType(da, MATDIAG));
+        PetscCall(StencilSolve(da, pctype, 0, &none, &its_dev));
+        PetscCall(DMClone(da, &dh));
+        PetscCall(DMSetVecType(dh, VECSTANDARD));
+        PetscCall(DMSetMatType(dh, MATDIAG));
+        PetscCall(StencilSolve(dh, pctype, 0, &none, &its_host));
+        PetscCall(DMDestroy(&dh));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "diag, %s: CG iterations to rtol 1e-8: %" PetscInt_FMT " with CUDA vectors, %" PetscInt_FMT " with host vectors\n", pctype, its_dev, its_host));
+        Check(PetscAbs(its_dev - its_host) <= 1, std::string("CG with ") + pctype + ": the iterations with CUDA vectors are the host's (+-1)");
+      }
     }
     PetscCall(DMDestroy(&da));
   }

@@ -395,3 +395,37 @@ extern template cudaError_t hm_sor<float>(const HmView<const float>&, const floa
                                           cudaStream_t);
 
 }  // namespace pdiag::cuda
+
+// ==== Triangular solves with ILU(0) / ICC(0) factors by level schedule ====
+//
+// Declarations for kernels/src/factor_solve.cu: the solves of
+// pdiag/factor.hpp (hm_ilu_solve, hm_ilu_solve_transpose, hm_icc_solve,
+// hm_icc_forward, hm_icc_backward) on the device, each pass of
+// pdiag/factor_levels.hpp one launch per level of its schedule (as the SOR
+// sweeps above). The factorization itself stays on the host.
+
+#include "pdiag/factor_levels.hpp"
+
+namespace pdiag::cuda {
+
+/// x = op(F)^{-1} b for `what` (pdiag::FactorSolve), F a FactorRowsView of
+/// DEVICE arrays; schedules an array of kSolveScheduleKinds LevelsView
+/// indexed by SolveScheduleKind, of which those of the solve's passes
+/// (pass_schedule) must be hm_factor_schedule of F (the others are not
+/// read). b, x DEVICE arrays of F.n entries; x may alias b. The result is
+/// the sequential solve's to rounding (fused multiply-adds). ICC's halves
+/// need 1 / D >= 0 (hm_icc_halves_defined): the caller checks it once per
+/// factor. cudaErrorInvalidValue, nothing enqueued, for a factor without
+/// its main diagonal or a needed schedule that does not cover its rows;
+/// otherwise the first launch error.
+template <class T>
+cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
+                            const LevelsView* schedules, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/factor_solve.cu.
+extern template cudaError_t hm_factor_solve<double>(const FactorRowsView<double>&, FactorSolve, const double*, double*,
+                                                    const LevelsView*, cudaStream_t);
+extern template cudaError_t hm_factor_solve<float>(const FactorRowsView<float>&, FactorSolve, const float*, float*,
+                                                   const LevelsView*, cudaStream_t);
+
+}  // namespace pdiag::cuda

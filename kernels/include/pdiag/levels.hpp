@@ -1,6 +1,8 @@
-// Level schedules of the SOR / Gauss-Seidel sweeps of an HM block (CPU
-// reference, DESIGN §6): the rows grouped so that the rows of one level can
-// be relaxed at the same time and the result is the sequential sweep's.
+// Level schedules of the SOR / Gauss-Seidel sweeps of an HM block and of
+// the triangular solves with its ILU(0) / ICC(0) factors (CPU reference,
+// DESIGN §6; the solves' part is at the end): the rows grouped so that the
+// rows of one level can be computed at the same time and the result is the
+// sequential order's.
 //
 // A forward sweep (rows in ascending order) relaxes row i with the new
 // values of its lower neighbours (a(i, j) != 0, j < i) and the old values
@@ -93,6 +95,71 @@ inline LevelSchedule level_schedule_from_levels(const std::vector<Index>& level)
 template <class T>
 LevelSchedule hm_level_schedule(const HmView<T>& A, SweepDirection dir) {
   return level_schedule_from_levels(hm_sweep_levels(A, dir));
+}
+
+// ==== Level schedules of the triangular solves with a factor ====
+//
+// A triangular solve only has true dependencies: row i is computed from
+// the final values of the rows j it reads, and nothing reads x[i] before
+// i is final (x[i] itself holds b[i] until then, read by row i alone). So
+// the level rule is the lower-offset rule without the sweeps'
+// anti-dependencies:
+//
+//   level[i] = 1 + max(level[j]) over the rows j that row i reads
+//
+// The sweep schedule (hm_sweep_levels) is NOT reused: it adds the
+// anti-dependencies (a(r, i) != 0, r before i), which for a factor with a
+// nonsymmetric zero pattern (a value that cancelled, an aij pattern that
+// drops stored entries on one side only) give more levels than needed, and
+// it reads both triangles where a solve reads one.
+//
+// Which rows row i reads, for a factor F stored by diagonals:
+//  - by rows (solves with L or U): j = i + d for F's entries F(i, i + d) of
+//    the triangle (d < 0: L, rows ascending; d > 0: U, rows descending);
+//  - by columns (solves with L^T or U^T, nothing transposed): j = i - d for
+//    F(i - d, i), the entries of column i (d > 0: U^T, ascending; d < 0:
+//    L^T, descending).
+// As for the sweeps, a stored zero is no dependency (the solves skip it).
+
+enum class Triangle { Lower, Upper };
+enum class SolveAccess { Rows, Columns };
+
+/// Whether the solve with `part` of a factor read by `access` visits rows
+/// in ascending order (its dependencies point to smaller rows).
+inline bool triangular_solve_ascending(Triangle part, SolveAccess access) {
+  return (part == Triangle::Lower) == (access == SolveAccess::Rows);
+}
+
+/// level[i] of every row for the solve with the `part` triangle of the
+/// square sequential HM factor F (main diagonal and strict triangles, as
+/// pdiag/factor.hpp stores them) read by `access` (the rule above).
+template <class T>
+std::vector<Index> hm_solve_levels(const HmView<T>& F, Triangle part, SolveAccess access) {
+  if (!F.layout.is_full() || !F.layout.is_square()) throw FormatError("a level schedule needs a square sequential block");
+  const Index m = F.layout.nrows;
+  std::vector<Index> level(static_cast<std::size_t>(m), 0);
+  const bool asc = triangular_solve_ascending(part, access);
+  const bool rows = access == SolveAccess::Rows;
+  for (Index step = 0; step < m; ++step) {
+    const Index i = asc ? step : m - 1 - step;
+    Index lev = 0;
+    for (Index k = 0; k < F.ndiag; ++k) {
+      const Index d = F.offsets[k];
+      if (part == Triangle::Lower ? d >= 0 : d <= 0) continue;
+      const Index j = rows ? i + d : i - d;  // the row read
+      if (j < 0 || j >= m) continue;
+      // F(i, i + d) by rows, F(j, j + d) = F(i - d, i) by columns
+      if (F.val[F.pos(k, rows ? i : j)] != std::remove_const_t<T>(0)) lev = std::max(lev, level[j] + 1);
+    }
+    level[i] = lev;
+  }
+  return level;
+}
+
+/// The level schedule of that solve.
+template <class T>
+LevelSchedule hm_solve_schedule(const HmView<T>& F, Triangle part, SolveAccess access) {
+  return level_schedule_from_levels(hm_solve_levels(F, part, access));
 }
 
 }  // namespace pdiag

@@ -337,6 +337,22 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
     a->structure_changed = PETSC_FALSE;
   }
   PetscCall(MatDiagSyncStructure_Private(A));
+  /* a value that became nonzero where the aij copy has no entry is a new
+     nonzero location, as it is for aij at its assembly: the copy is checked
+     (and refreshed) now, so that the nonzero state a preconditioner reads
+     at its next set-up tells it (else a factorization would reuse a
+     symbolic phase of another structure). Only matrices that keep a copy. */
+  if (a->companion && a->companion_nzstate == A->nonzerostate) {
+    Mat              C;
+    PetscObjectState state;
+    a->companion_state = -1; /* refreshed whatever the state says */
+    A->assembled       = PETSC_TRUE; /* as MatAssemblyEnd() sets it after this op */
+    PetscCall(MatDiagGetCompanion_Private(A, "the new nonzero locations of an assembly", &C));
+    /* MatAssemblyEnd() increases the state by one after this op (3.18 and
+       3.25): the copy is current for that state */
+    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+    a->companion_state = state + 1;
+  }
   if (!a->defer_upload) PetscCall(MatDiagDeviceAssemblyEnd_Private(A));
   PetscFunctionReturn(0);
 }

@@ -286,6 +286,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     if (same_structure) A->nonzerostate++; /* a nonzero appeared where the copy had no entry: a new nonzero location, as for aij */
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
     PetscCall(MatDiagAIJFromCSR(A, csr, MATAIJ, &fresh));
+    a->companion_builds++;
     if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
     else a->companion = fresh;
     const char *prefix;

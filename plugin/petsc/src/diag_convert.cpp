@@ -213,6 +213,16 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   PetscCall(MatDiagGhostDestroy_Private(b));
   B->preallocated = PETSC_TRUE;
   if (!same_structure) B->nonzerostate++;
+  /* and the aij pattern A carries (a matrix converted from aij, a
+     submatrix): the copy's aij copy holds the same entries as A's, as an
+     aij duplicate keeps its explicit zeros (PCRedundant on one process
+     duplicates its submatrix; a copy without the pattern factored another
+     structure than its refreshed values later had) */
+  if (a->aij_pattern_nzstate == A->nonzerostate) {
+    PetscCallCXX(b->aij_rowptr = a->aij_rowptr);
+    PetscCallCXX(b->aij_colidx = a->aij_colidx);
+    b->aij_pattern_nzstate = B->nonzerostate;
+  }
   PetscFunctionReturn(0);
 }
 

@@ -643,7 +643,7 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0;
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -658,6 +658,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagCopyToGPU", MAT_CLASSID, &MATDIAG_CopyToGPU));
   PetscCall(PetscLogEventRegister("MatDiagCompress", MAT_CLASSID, &MATDIAG_Compress));
   PetscCall(PetscLogEventRegister("MatDiagGPUAlloc", MAT_CLASSID, &MATDIAG_GPUAlloc));
+  PetscCall(PetscLogEventRegister("MatDiagFactToGPU", MAT_CLASSID, &MATDIAG_FactorToGPU));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

@@ -42,6 +42,7 @@ struct FactorHooks {
   PetscErrorCode (*qr_symbolic)(Mat, Mat, IS, const MatFactorInfo *)        = nullptr;
   PetscErrorCode (*qr_numeric)(Mat, Mat, const MatFactorInfo *)             = nullptr;
   const char *package                                                       = nullptr;
+  PetscInt    companion_build = -1; /* Mat_Diag::companion_builds at the symbolic phase */
 };
 
 PetscErrorCode GetHooks(Mat F, FactorHooks **h)
@@ -54,6 +55,18 @@ PetscErrorCode GetHooks(Mat F, FactorHooks **h)
 
 /* ---- numeric phases: the package's, on the refreshed companion ----------- */
 
+/* The numeric phase factors the aij copy the symbolic phase analysed. A
+   copy rebuilt since (its entries moved: a value became nonzero where the
+   matrix had no entry, which the preconditioner did not see as a new
+   nonzero pattern) would be factored on the old structure: stop instead. */
+PetscErrorCode CheckSameCompanion(Mat A, const FactorHooks *h)
+{
+  PetscFunctionBegin;
+  PetscCheck(((Mat_Diag *)A->data)->companion_builds == h->companion_build, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "diag: the matrix's entries changed place since its symbolic factorization (a value became nonzero where it had no entry): factor it again from the symbolic phase");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 {
   FactorHooks *h;
@@ -62,6 +75,7 @@ PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->lu_numeric)(F, C, info));
   PetscFunctionReturn(0);
 }
@@ -74,6 +88,7 @@ PetscErrorCode CholeskyNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->cholesky_numeric)(F, C, info));
   PetscFunctionReturn(0);
 }
@@ -86,14 +101,16 @@ PetscErrorCode QRNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->qr_numeric)(F, C, info));
   PetscFunctionReturn(0);
 }
 
 /* After the package's symbolic phase has installed its numeric phase: keep
    it, and put the wrapper in its place. */
-void TakeNumeric(Mat F, FactorHooks *h)
+void TakeNumeric(Mat F, Mat A, FactorHooks *h)
 {
+  h->companion_build = ((Mat_Diag *)A->data)->companion_builds;
   if (F->ops->lufactornumeric && F->ops->lufactornumeric != LUNumeric_Diag) {
     h->lu_numeric            = F->ops->lufactornumeric;
     F->ops->lufactornumeric = LUNumeric_Diag;
@@ -115,7 +132,7 @@ PetscErrorCode LUSymbolic_Diag(Mat F, Mat A, IS row, IS col, const MatFactorInfo
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the LU factorization", &C));
   PetscCall((*h->lu_symbolic)(F, C, row, col, info));
-  TakeNumeric(F, h);
+  TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
 }
 
@@ -134,7 +151,7 @@ PetscErrorCode ILUSymbolic_Diag(Mat F, Mat A, IS row, IS col, const MatFactorInf
   }
   PetscCall(MatDiagGetCompanion_Private(A, "the ILU factorization", &C));
   PetscCall((*h->ilu_symbolic)(F, C, row, col, info));
-  TakeNumeric(F, h);
+  TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
 }
 
@@ -147,7 +164,7 @@ PetscErrorCode CholeskySymbolic_Diag(Mat F, Mat A, IS perm, const MatFactorInfo 
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the Cholesky factorization", &C));
   PetscCall((*h->cholesky_symbolic)(F, C, perm, info));
-  TakeNumeric(F, h);
+  TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
 }
 
@@ -166,7 +183,7 @@ PetscErrorCode ICCSymbolic_Diag(Mat F, Mat A, IS perm, const MatFactorInfo *info
   }
   PetscCall(MatDiagGetCompanion_Private(A, "the ICC factorization", &C));
   PetscCall((*h->icc_symbolic)(F, C, perm, info));
-  TakeNumeric(F, h);
+  TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
 }
 
@@ -266,5 +283,6 @@ PetscErrorCode MatDiagRegisterSolverTypes_Private(void)
       }
     }
   }
+  PetscCall(MatDiagRegisterNormalFactors_Private(kSolverPackages, kNumPackages));
   PetscFunctionReturn(0);
 }

@@ -21,8 +21,12 @@
    preconditioner). So the factor is aij's ILU(0) / ICC(0), computed in
    the same order: the same preconditioner to rounding. A matrix whose
    diagonals are mostly stored zeros is factored through the companion
-   instead (the same result, by rows). */
-#include "diag_impl.hpp"
+   instead (the same result, by rows).
+
+   In CUDA builds, solves with CUDA vectors run on the device
+   (diag_factor_device.cpp) unless the matrix was bound to the CPU (as its
+   products do); the factorization stays here. */
+#include "diag_factor_device.hpp"
 
 #include "pdiag/factor.hpp"
 #include "pdiag/ops.hpp"
@@ -39,6 +43,14 @@ struct NativeFactor {
   Hm                         F;
   std::vector<Index>         a_offsets; /* the diagonals of A the symbolic phase saw */
   std::vector<unsigned char> pattern;   /* F's entries aij's factor holds (see the top of the file) */
+  PetscBool                  device = PETSC_FALSE;   /* A was not bound to the CPU: solves with CUDA vectors on the device (CUDA builds) */
+  PetscBool                  dev_stale = PETSC_TRUE; /* F changed since its upload */
+  DiagFactorDevice          *dev = nullptr;          /* the device copy (CUDA builds) */
+
+  NativeFactor() = default;
+  NativeFactor(const NativeFactor &) = delete;
+  NativeFactor &operator=(const NativeFactor &) = delete;
+  ~NativeFactor() { MatDiagFactorDeviceDestroy_Private(dev); }
 };
 
 PetscErrorCode GetNative(Mat F, NativeFactor **nf)
@@ -119,14 +131,20 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
   (void)done; /* a stop without error: the zero pivot is recorded in F's factor error, as aij does */
   if (policy.sctx.nshift) PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals needed %" PetscInt_FMT " shift(s), shift amount %g\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", policy.sctx.nshift, (double)policy.sctx.shift_amount));
   PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
+  nf->dev_stale = PETSC_TRUE;
+#if defined(PDIAG_PETSC_CUDA)
+  nf->device = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE; /* as for products: the vectors decide */
+#endif
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
-/* y = op(F)^{-1} b through the kernel `solve` on host arrays. */
+/* y = op(F)^{-1} b: on the device (`what`) with CUDA vectors when the
+   matrix was not bound to the CPU, else through the kernel `solve` on host
+   arrays. */
 template <class Solve>
-PetscErrorCode Apply(Mat F, Vec b, Vec x, Solve &&solve)
+PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve)
 {
   NativeFactor      *nf;
   const PetscScalar *ba;
@@ -134,6 +152,10 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, Solve &&solve)
 
   PetscFunctionBegin;
   PetscCall(GetNative(F, &nf));
+  if (nf->device && MatDiagFactorDeviceWanted_Private(b, x)) {
+    PetscCall(MatDiagFactorDeviceSolve_Private(F, &nf->dev, nf->F, &nf->dev_stale, what, b, x));
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecGetArrayRead(b, &ba));
   PetscCall(VecGetArrayWrite(x, &xa));
   PetscCall(solve(*nf, ba, xa));
@@ -145,8 +167,11 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, Solve &&solve)
 
 PetscErrorCode Solve_Native(Mat F, Vec b, Vec x)
 {
+  NativeFactor *self;
+
   PetscFunctionBegin;
-  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+  PetscCall(GetNative(F, &self));
+  PetscCall(Apply(F, b, x, self->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
     if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve(v, nf.plan, ba, xa));
     else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa));
@@ -157,8 +182,11 @@ PetscErrorCode Solve_Native(Mat F, Vec b, Vec x)
 
 PetscErrorCode SolveTranspose_Native(Mat F, Vec b, Vec x)
 {
+  NativeFactor *self;
+
   PetscFunctionBegin;
-  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+  PetscCall(GetNative(F, &self));
+  PetscCall(Apply(F, b, x, self->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolveTranspose : pdiag::FactorSolve::IccSolve, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
     if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve_transpose(v, nf.plan, ba, xa));
     else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa)); /* U^T D U is symmetric */
@@ -171,7 +199,7 @@ PetscErrorCode SolveTranspose_Native(Mat F, Vec b, Vec x)
 PetscErrorCode ForwardSolve_Native(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+  PetscCall(Apply(F, b, x, pdiag::FactorSolve::IccForward, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     bool ok = false;
     DiagCallKernel(ok = pdiag::hm_icc_forward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
@@ -183,7 +211,7 @@ PetscErrorCode ForwardSolve_Native(Mat F, Vec b, Vec x)
 PetscErrorCode BackwardSolve_Native(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  PetscCall(Apply(F, b, x, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
+  PetscCall(Apply(F, b, x, pdiag::FactorSolve::IccBackward, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     bool ok = false;
     DiagCallKernel(ok = pdiag::hm_icc_backward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");

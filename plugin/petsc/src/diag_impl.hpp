@@ -42,8 +42,9 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
 /* -log_view events of the diag types (registered by MatDiagRegisterAll):
    the product's host planning and the copy of its plan to the device,
    copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
-   an upload, and device allocations of matrix storage. */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc;
+   an upload, device allocations of matrix storage, and the upload of an
+   ILU(0)/ICC(0) factor and its level schedules (diag_factor_device.cpp). */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
@@ -137,6 +138,7 @@ struct Mat_Diag {
   /* the aij copy that operations on the graph of the matrix use
      (diag_companion.cpp): current while its state equals A's */
   Mat              companion         = nullptr;
+  PetscInt         companion_builds  = 0; /* aij copies built so far (a factorization checks it did not change) */
   PetscObjectState companion_state   = -1;
   PetscObjectState companion_nzstate = -1;
   /* the entries an aij matrix of this operator holds (CSR pattern of the
@@ -414,6 +416,7 @@ PETSC_INTERN PetscErrorCode MatMultDiagonalBlock_Diag(Mat, Vec, Vec);
 
 /* diag_factor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterSolverTypes_Private(void);
+PETSC_INTERN PetscErrorCode MatDiagRegisterNormalFactors_Private(const char *const[], int);
 
 /* diag_aij_only.cpp: the PCs and colorings that accept only aij matrices */
 PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
