@@ -7,7 +7,7 @@
 // Cases: n in {1, 2, 3, 17, 64, 1000}; square, tall and wide; whole and row
 // blocks; the offset sets of testing.hpp; the value families of
 // compress_testing.hpp (random, constant, stencil-like, mixed); y = A x,
-// y = A x + z, z aliasing y; default, padded and windowed x addressing; row
+// y = A x + z, z aliasing y, y = alpha A x + beta z; default, padded and windowed x addressing; row
 // ranges (middle, open-ended, clamped, empty) with the rows outside them
 // checked untouched.
 #define BOOST_TEST_MODULE compress
@@ -63,6 +63,31 @@ int run(const HmMatrix<double>& A, const HmCompressed<double>& C, const Dense* D
       for (Index p = 0; p < m; ++p) ref[p] += z[p];
     const double errd = rel_err(yc, ref);
     BOOST_CHECK_MESSAGE(errd <= kTol, os.str() << ": relative error " << errd << " against the dense product");
+  }
+  // y = alpha A x + beta z (both kernels) against alpha (A x) + beta z from
+  // the plain product; beta 0 ignores z (a NaN there included).
+  std::vector<double> t(static_cast<std::size_t>(m), 0.0);
+  hm_spmv(A.view(), x.data(), t.data(), nullptr, ad.ptr(), lo, hi);
+  for (const auto& [alpha, beta] : {std::pair<double, double>{-1.0, 1.0}, {2.5, 0.0}, {0.5, -3.0}}) {
+    std::vector<double> ya = y0, yb = y0, zn = z;
+    if (beta == 0.0 && lc < hc) zn[lc] = kNaN;
+    const double* za = mode == Mode::Plain ? nullptr : mode == Mode::WithZ ? zn.data() : ya.data();
+    const double* zb = mode == Mode::Plain ? nullptr : mode == Mode::WithZ ? zn.data() : yb.data();
+    hm_compressed_spmv(C.view(), x.data(), ya.data(), za, ad.ptr(), lo, hi, alpha, beta);
+    hm_spmv(A.view(), x.data(), yb.data(), zb, ad.ptr(), lo, hi, alpha, beta);
+    std::vector<double> ref(static_cast<std::size_t>(hc - lc));
+    for (Index p = lc; p < hc; ++p) {
+      const double zp = mode == Mode::Plain || beta == 0.0 ? 0.0 : mode == Mode::WithZ ? zn[p] : y0[p];
+      ref[p - lc] = alpha * t[p] + beta * zp;
+    }
+    const std::vector<double> ga(ya.begin() + lc, ya.begin() + hc), gb(yb.begin() + lc, yb.begin() + hc);
+    const double ea = rel_err(ga, ref), eb = rel_err(gb, ref);
+    BOOST_CHECK_MESSAGE(ea <= kTol && eb <= kTol, os.str() << " alpha=" << alpha << " beta=" << beta
+                                                        << ": relative errors " << ea << " (compressed), " << eb << " (hm_spmv)");
+    Index changed = 0;
+    for (Index p = 0; p < m; ++p)
+      if ((p < lc || p >= hc) && !(ya[p] == y0[p] && yb[p] == y0[p])) ++changed;
+    BOOST_CHECK_MESSAGE(changed == 0, os.str() << " alpha=" << alpha << ": " << changed << " rows outside the range changed");
   }
   return 1;
 }

@@ -101,6 +101,12 @@ BOOST_AUTO_TEST_CASE(reported_pattern) {
         for (std::size_t e = 0; e < b.rows.size(); ++e) given[b.rows[e] - Lb.row_begin].insert(b.cols[e]);
         std::vector<Index> counts(static_cast<std::size_t>(Lb.nrows));
         hm_masked_row_counts(A.view(), mask.data(), counts.data());
+        if (!mask.empty()) {  // a byte other than 0 and 1 is refused
+          auto bad = mask;
+          bad[bad.size() / 2] = 2;
+          std::vector<Index> scratch(counts.size());
+          BOOST_CHECK_THROW(hm_masked_row_counts(A.view(), bad.data(), scratch.data()), FormatError);
+        }
         for (Index il = 0; il < Lb.nrows; ++il) {
           BOOST_TEST(counts[il] == Index(given[il].size()));
           std::vector<Index> cols;

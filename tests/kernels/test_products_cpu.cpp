@@ -54,7 +54,11 @@ void check_hm(const RandomBlock& Ar, Trans ta, const RandomBlock& Br, Trans tb, 
     const HmProductPlan plan = hm_product_symbolic(A, ta, B, tb);
     HmMatrix<double> C = hm_product_alloc<double>(plan);
     std::fill(C.val.begin(), C.val.end(), 1e300);  // numeric overwrites
-    hm_product_numeric<double>(plan, A.view(), ta, B.view(), tb, C.view());
+    std::vector<unsigned char> nonzero(static_cast<std::size_t>(C.nstored()), 7);  // overwritten too
+    hm_product_numeric<double>(plan, A.view(), ta, B.view(), tb, C.view(), nonzero.data());
+    Index wrong = 0;
+    for (std::size_t p = 0; p < nonzero.size(); ++p) wrong += nonzero[p] != (C.val[p] != 0.0 ? 1 : 0);
+    BOOST_TEST(wrong == 0, "nonzero mask differs from the values at " << wrong << " positions");
     const Dense ref = dense_mm(Ar.dense, ta == Trans::T, Br.dense, tb == Trans::T);
     BOOST_TEST(C.layout.nrows == ref.rows);
     BOOST_TEST(C.layout.ncols == ref.cols);

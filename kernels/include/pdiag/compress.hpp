@@ -214,6 +214,31 @@ const Index* compressed_shift_or_default(const HmCompressedView<T>& A, const Ind
 
 }  // namespace detail
 
+/// A cheap test (61 sampled entries per diagonal, no pass over the values)
+/// of whether hm_compress could pay off: whether some diagonal of at least
+/// 64 entries has one value in more than half of its sample. False means
+/// the block is very likely not worth compressing (random values, say, a
+/// product's result); true means try hm_compress and compare bytes.
+template <class T>
+bool hm_compress_candidate(const HmMatrix<T>& A) {
+  constexpr int kSamples = 61;
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index len = A.start[k + 1] - A.start[k];
+    if (len < 64) continue;
+    const T* a = A.val.data() + A.start[k];
+    T sample[kSamples];
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (T& v : sample) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      v = a[Index((state >> 33) % std::uint64_t(len))];
+    }
+    const T c = detail::majority_candidate(sample, Index(kSamples));
+    const int hits = int(std::count(sample, sample + kSamples, c));
+    if (2 * hits > kSamples) return true;
+  }
+  return false;
+}
+
 /// Compresses an HM block: per diagonal, the constant form (constant plus
 /// exceptions) where it takes fewer bytes than the full values (see the file
 /// comment for the rule), else the full values. Exact: hm_decompress gives
@@ -423,20 +448,25 @@ bool update_values(HmCompressed<T>& C, const HmMatrix<T>& A) {
 /// rows il in [row_lo, row_hi) (row_hi < 0: all rows), exactly hm_spmv's
 /// semantics on the compressed form. Pass 1 applies the full and constant
 /// diagonals, pass 2 adds the exception corrections of the rows in range.
-/// y may alias z; rows outside the range are not touched.
+/// y may alias z; rows outside the range are not touched. alpha and beta
+/// as hm_spmv's (CPU only): y = alpha A x + beta z in the same passes.
 template <class T>
 void hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr,
-                        const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1) {
+                        const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1, nodeduce_t<T> alpha = T(1),
+                        nodeduce_t<T> beta = T(1)) {
   const Layout& L = A.layout;
   row_hi = detail::clamp_hi(row_hi, L.nrows);
   if (row_lo >= row_hi) return;
   std::vector<Index> buf;
   const Index* s = detail::compressed_shift_or_default(A, shift, buf);
+  const bool plain = alpha == T(1) && beta == T(1);
+  std::vector<T> scratch(plain ? 0 : static_cast<std::size_t>(detail::kRowChunk));
   for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
     const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
-    for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
-    detail::DiagonalGroup<T> full(y + c0, c1 - c0);
-    detail::DiagonalGroup<T, detail::DiagonalConstant<T>> cons(y + c0, c1 - c0);
+    T* const out = plain ? y + c0 : scratch.data();  // out[il - c0] accumulates row il
+    for (Index il = c0; il < c1; ++il) out[il - c0] = plain && z ? z[il] : T(0);
+    detail::DiagonalGroup<T> full(out, c1 - c0);
+    detail::DiagonalGroup<T, detail::DiagonalConstant<T>> cons(out, c1 - c0);
     for (Index k = 0; k < A.ndiag; ++k) {
       const Index d = A.offsets[k];
       const Index lo = L.lo(d) - L.row_begin;
@@ -448,25 +478,26 @@ void hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T*
         if (b == c0 && e == c1)
           cons.add({c}, x + xa + c0);
         else
-          for (Index il = b; il < e; ++il) y[il] += c * x[xa + il];
+          for (Index il = b; il < e; ++il) out[il - c0] += c * x[xa + il];
       } else {
         const T* a = A.packed + (A.vbase[k] - lo);  // a[il] = a(r0 + il, r0 + il + d)
         if (b == c0 && e == c1)
           full.add(a + c0, x + xa + c0);
         else
-          for (Index il = b; il < e; ++il) y[il] += a[il] * x[xa + il];
+          for (Index il = b; il < e; ++il) out[il - c0] += a[il] * x[xa + il];
       }
     }
     full.flush();
     cons.flush();
+    if (!plain) detail::combine_chunk(y + c0, out, z ? z + c0 : nullptr, c1 - c0, alpha, beta);
   }
   // Pass 2: the exception rows in [row_lo, row_hi).
   const Index r0 = Index(std::lower_bound(A.exc_rows, A.exc_rows + A.nrows_exc, row_lo) - A.exc_rows);
   for (Index r = r0; r < A.nrows_exc && A.exc_rows[r] < row_hi; ++r) {
     const Index il = A.exc_rows[r];
-    T acc = y[il];
+    T acc = plain ? y[il] : T(0);
     for (Index e = A.exc_ptr[r]; e < A.exc_ptr[r + 1]; ++e) acc += A.exc_delta[e] * x[s[A.exc_diag[e]] + il];
-    y[il] = acc;
+    y[il] = plain ? acc : y[il] + alpha * acc;
   }
 }
 

@@ -76,6 +76,16 @@ class DiagonalGroup {
   const T* x_[4] = {nullptr, nullptr, nullptr, nullptr};
 };
 
+/// y[j] = alpha t[j] + beta z[j] (no z term when z is null or beta is 0),
+/// j in [0, n); z may alias y.
+template <class T>
+inline void combine_chunk(T* y, const T* t, const T* z, Index n, T alpha, T beta) {
+  if (z && beta != T(0))
+    for (Index j = 0; j < n; ++j) y[j] = alpha * t[j] + beta * z[j];
+  else
+    for (Index j = 0; j < n; ++j) y[j] = alpha * t[j];
+}
+
 template <class T>
 inline const Index* hm_shift_or_default(const HmView<const T>& A, const Index* shift, std::vector<Index>& buf) {
   if (shift) return shift;
@@ -87,21 +97,29 @@ inline const Index* hm_shift_or_default(const HmView<const T>& A, const Index* s
 
 /// y[il] = (z ? z[il] : 0) + sum_k a(i, i + d_k) x[il + shift[k]] for local
 /// rows il in [row_lo, row_hi) (row_hi < 0: all rows). y may alias z; rows
-/// outside the range are not touched.
+/// outside the range are not touched. With alpha and beta (CPU only):
+/// y[il] = alpha (A x)[il] + beta z[il] (z null or beta 0: no z term, so a
+/// NaN in z is not propagated), in the same single pass over y: a
+/// Tpetra-style apply Y = beta Y + alpha A X needs no temporary vector.
 template <class T>
 void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr,
-             Index row_lo = 0, Index row_hi = -1) {
+             Index row_lo = 0, Index row_hi = -1, nodeduce_t<T> alpha = T(1), nodeduce_t<T> beta = T(1)) {
   const Layout& L = A.layout;
   row_hi = detail::clamp_hi(row_hi, L.nrows);
   std::vector<Index> buf;
   const Index* s = detail::hm_shift_or_default(A, shift, buf);
+  // alpha = beta = 1: the sum lands in y directly; otherwise in a chunk of
+  // scratch (y may alias z, which the final combination still reads).
+  const bool plain = alpha == T(1) && beta == T(1);
+  std::vector<T> scratch(plain ? 0 : static_cast<std::size_t>(detail::kRowChunk));
   for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
     const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
-    for (Index il = c0; il < c1; ++il) y[il] = z ? z[il] : T(0);
+    T* const out = plain ? y + c0 : scratch.data();  // out[il - c0] accumulates row il
+    for (Index il = c0; il < c1; ++il) out[il - c0] = plain && z ? z[il] : T(0);
     // Diagonals covering the whole chunk are applied four at a time (one
     // pass over y per four diagonals); the others, near the block's edges,
     // one at a time over the rows they cover.
-    detail::DiagonalGroup<T> group(y + c0, c1 - c0);
+    detail::DiagonalGroup<T> group(out, c1 - c0);
     for (Index k = 0; k < A.ndiag; ++k) {
       const Index d = A.offsets[k];
       const Index b = std::max(c0, L.lo(d) - L.row_begin), e = std::min(c1, L.hi(d) - L.row_begin);
@@ -110,9 +128,10 @@ void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const noded
       if (b == c0 && e == c1)
         group.add(A.val + va + c0, x + xa + c0);
       else
-        for (Index il = b; il < e; ++il) y[il] += A.val[va + il] * x[xa + il];
+        for (Index il = b; il < e; ++il) out[il - c0] += A.val[va + il] * x[xa + il];
     }
     group.flush();
+    if (!plain) detail::combine_chunk(y + c0, out, z ? z + c0 : nullptr, c1 - c0, alpha, beta);
   }
 }
 

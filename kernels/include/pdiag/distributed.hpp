@@ -176,15 +176,33 @@ std::vector<unsigned char> hm_mask_of_coo(const HmMatrix<T>& A, Index nnz, const
   return mask;
 }
 
+namespace detail {
+// counts[t] += mask[t] for t in [0, n); returns the OR of the bytes' bits
+// above bit 0. A function of its own so that restrict tells the compiler
+// that the counts (Index) do not overlap the mask (bytes may alias
+// anything): the loop then vectorizes, ~10x the scalar one.
+inline unsigned add_mask_bytes(Index* __restrict counts, const unsigned char* __restrict mask, Index n) {
+  unsigned bad = 0;
+  for (Index t = 0; t < n; ++t) {
+    counts[t] += mask[t];
+    bad |= mask[t] & 0xFEu;
+  }
+  return bad;
+}
+}  // namespace detail
+
 /// counts[il] = number of masked entries of each local row (overwritten).
+/// The mask's bytes must be 0 or 1: FormatError otherwise.
 template <class T>
 void hm_masked_row_counts(const HmView<const T>& A, const unsigned char* mask, Index* counts) {
   const Layout& L = A.layout;
   for (Index il = 0; il < L.nrows; ++il) counts[il] = 0;
+  unsigned bad = 0;
   for (Index k = 0; k < A.ndiag; ++k) {
     const Index d = A.offsets[k], lo = L.lo(d), hi = L.hi(d);
-    for (Index i = lo; i < hi; ++i) counts[i - L.row_begin] += mask[A.pos(k, i)];
+    if (lo < hi) bad |= detail::add_mask_bytes(counts + (lo - L.row_begin), mask + A.pos(k, lo), hi - lo);
   }
+  if (bad) throw FormatError("hm_masked_row_counts: the mask holds bytes other than 0 and 1");
 }
 
 /// The masked entries of global row i (in the block), columns ascending:

@@ -18,7 +18,8 @@
 //
 // Numeric phase, output-stationary: for each output diagonal, for a chunk
 // of its rows, sum the diagonal's pair list into the chunk (no atomics, no
-// scatter; the chunk stays in L1 while the pairs pass over it). This is the
+// scatter; the chunk stays in L1 while the pairs pass over it, four pairs
+// per pass where they cover the whole chunk). This is the
 // loop structure of the CUDA kernel (one thread per output row); the
 // paper's Algorithm 2 (one thread per nonzero of A, thirteen cases,
 // atomics) is only a test oracle here (tests/kernels/test_products_cpu.cpp).
@@ -327,9 +328,12 @@ HmMatrix<T> hm_product_alloc(const HmProductPlan& plan) {
 ///   C(i, i + dC) = sum over pairs of opA(i, i + eA) * opB(i + eA, i + dC),
 /// three stride-1 streams per pair. Throws FormatError when the views do not
 /// match the plan (layouts, number of diagonals, offsets of the pairs).
+/// With nonzero (C's nstored() entries), nonzero[p] = (C.val[p] != 0) is
+/// written too, from each row chunk while it is still in cache: the mask of
+/// a result's nonzero entries without a second pass over C's values.
 template <class T>
 void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Trans ta, const HmView<const T>& B,
-                        Trans tb, const HmView<T>& C) {
+                        Trans tb, const HmView<T>& C, unsigned char* nonzero = nullptr) {
   if (ta != plan.ta || tb != plan.tb)
     throw FormatError("hm_product_numeric: the plan was made for op(A) = " + std::string(trans_name(plan.ta)) +
                       ", op(B) = " + trans_name(plan.tb));
@@ -360,6 +364,10 @@ void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Tra
     for (Index r0 = clo; r0 < chi; r0 += detail::kRowChunk) {
       const Index r1 = std::min(chi, r0 + detail::kRowChunk);
       for (Index i = r0; i < r1; ++i) cv[co + i] = T(0);
+      // Pairs covering the whole chunk go four at a time (one pass over the
+      // chunk of C per four pairs, as hm_spmv groups diagonals); the others,
+      // near the ends of the diagonals, one at a time over their rows.
+      detail::DiagonalGroup<T> group(cv + co + r0, r1 - r0);
       for (Index p = p0; p < p1; ++p) {
         const Index ka = plan.pair_a[std::size_t(p)], kb = plan.pair_b[std::size_t(p)];
         const Index eA = detail::op_offset(A.offsets[ka], ta), eB = detail::op_offset(B.offsets[kb], tb);
@@ -374,8 +382,14 @@ void hm_product_numeric(const HmProductPlan& plan, const HmView<const T>& A, Tra
         const Index bv = B.start[kb] - LBe.lo(eB) + eA;
         const T* const a = A.val;
         const T* const b = B.val;
-        for (Index i = ib; i < ie; ++i) cv[co + i] += a[av + i] * b[bv + i];
+        if (ib == r0 && ie == r1)
+          group.add(a + av + r0, b + bv + r0);
+        else
+          for (Index i = ib; i < ie; ++i) cv[co + i] += a[av + i] * b[bv + i];
       }
+      group.flush();
+      if (nonzero)
+        for (Index i = r0; i < r1; ++i) nonzero[co + i] = cv[co + i] != T(0) ? 1 : 0;
     }
   }
 }

@@ -29,6 +29,7 @@
 // CrsMatrix's graph.
 #pragma once
 
+#include "pdiag/compress.hpp"
 #include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
 #include "pdiag/distributed.hpp"
@@ -47,6 +48,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace pdiag {
@@ -130,6 +132,21 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     check_all(*comm_, ok, "the block's layout or size does not match the row and domain maps");
     hm_ = std::move(block);
     mask_ = hm_entry_mask(hm_, [](Index, Index, const Scalar& v) { return v != Scalar(0); });
+    setUp();
+  }
+
+  /// Takes over an HM block and its reported pattern: reported[p] = 1 for
+  /// the stored positions to report, 0 for stored zeros (block.nstored()
+  /// bytes, each 0 or 1), e.g. a kernel product's result and the nonzero
+  /// mask hm_product_numeric wrote with it. Collective.
+  DiagMatrix(const Teuchos::RCP<const map_type>& rowMap, hm_type&& block, std::vector<unsigned char>&& reported,
+             const Teuchos::RCP<const map_type>& domainMap = Teuchos::null)
+      : DiagMatrix(rowMap, domainMap) {
+    const bool ok = block.layout == layout_ && static_cast<Index>(block.val.size()) == block.nstored() &&
+                    static_cast<Index>(reported.size()) == block.nstored();
+    check_all(*comm_, ok, "the block's layout or size, or the reported mask's size, does not match the row and domain maps");
+    hm_ = std::move(block);
+    mask_ = std::move(reported);
     setUp();
   }
 
@@ -293,14 +310,33 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     // X aliasing Y: read a copy of X.
     Teuchos::RCP<const mv_type> Xp = Teuchos::rcpFromRef(X);
     if (aliases(X, Y)) Xp = Teuchos::rcp(new mv_type(X, Teuchos::Copy));
-    const bool direct = alpha == one && (beta == zero || (beta == one && !trans));
-    const size_t nv = X.getNumVectors();
+    if (!trans) {  // Y = beta Y + alpha A X in the kernels' one pass over Y
+      applyForward(*Xp, Y, alpha, beta);
+      return;
+    }
+    const bool direct = alpha == one && beta == zero;
     Teuchos::RCP<mv_type> T = Teuchos::rcpFromRef(Y);
-    if (!direct) T = workVectors(tmp_[trans], trans ? domainMap_ : rowMap_, nv);
-    const bool add = direct && beta == one;
-    if (!trans) applyForward(*Xp, *T, add);
-    else applyTranspose(*Xp, *T);
+    if (!direct) T = workVectors(tmp_, domainMap_, X.getNumVectors());
+    applyTranspose(*Xp, *T);
     if (!direct) Y.update(alpha, *T, beta);
+  }
+
+  /// Whether apply (NO_TRANS) runs on the compressed form of the diagonals
+  /// (pdiag/compress.hpp: a diagonal constant but for few entries, as a
+  /// constant-coefficient stencil's are, is stored as one value and its
+  /// exceptions, so the product reads little more than the vectors). Chosen
+  /// when it takes at most half the bytes of the values; recomputed after the
+  /// values change. Local to each process.
+  bool usesCompressedApply() const {
+    refreshCompressed();
+    return compUsed_;
+  }
+  /// allow = false: apply always reads the stored values (and the
+  /// compressed form is dropped); true (the default): as above. Local.
+  void allowCompressedApply(bool allow) {
+    compAllowed_ = allow;
+    compStale_ = true;
+    refreshCompressed();
   }
 
   // ---- RowMatrix ----------------------------------------------------------------
@@ -372,11 +408,13 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     requireFill("leftScale");
     checkVector(x, *rowMap_, "leftScale");
     hm_diagonal_scale(hm_.view(), x.getData(0).getRawPtr(), nullptr);
+    compStale_ = true;
   }
   /// A <- A diag(x), x over the domain map (ghost entries imported). Collective.
   void rightScale(const vec_type& x) override {
     requireFill("rightScale");
     checkVector(x, *domainMap_, "rightScale");
+    compStale_ = true;
     if (transposeLocal_) {
       hm_diagonal_scale(hm_.view(), nullptr, x.getData(0).getRawPtr(), plan_.shift_local.data());
       return;
@@ -408,6 +446,16 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
   // Communication and counts; collective.
   void setUp() {
     const Index m = layout_.nrows;
+    rowCounts_.resize(static_cast<std::size_t>(m));
+    std::string msg;
+    bool ok = true;
+    try {  // the only check that can fail here (a caller's mask); before any collective step
+      hm_masked_row_counts(cview(), mask_.data(), rowCounts_.data());
+    } catch (const FormatError& e) {
+      ok = false;
+      msg = e.what();
+    }
+    check_all(*comm_, ok, msg);
     plan_ = hm_ghost_plan(hm_.view(), c0_, c1_);
     // Column map: the owned domain GIDs first (Ifpack2's local filter needs
     // them there), then the other columns the rows reach, ascending.
@@ -434,8 +482,6 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
       export_ = Teuchos::rcp(new export_type(touchedMap_, domainMap_));
       trImport_ = Teuchos::rcp(new import_type(domainMap_, touchedMap_));
     }
-    rowCounts_.assign(static_cast<std::size_t>(m), 0);
-    hm_masked_row_counts(cview(), mask_.data(), rowCounts_.data());
     localEntries_ = 0;
     localMaxRow_ = 0;
     for (Index c : rowCounts_) {
@@ -444,6 +490,7 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     }
     Teuchos::reduceAll<int, Tpetra::global_size_t>(*comm_, Teuchos::REDUCE_SUM, localEntries_, Teuchos::outArg(globalEntries_));
     Teuchos::reduceAll<int, size_t>(*comm_, Teuchos::REDUCE_MAX, localMaxRow_, Teuchos::outArg(globalMaxRow_));
+    refreshCompressed();  // here, not at the first apply: construction pays for it
     fillComplete_ = true;
   }
 
@@ -466,25 +513,52 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     return Teuchos::rcp(new map_type(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(), gids(), indexBase_, comm_));
   }
 
-  // Y = A X (add: Y += A X) by the kernels: interior rows from X in place,
-  // the others from the imported ghost vector.
-  void applyForward(const mv_type& X, mv_type& Y, bool add) const {
+  // Y = beta Y + alpha A X by the kernels (beta 0: Y overwritten, its NaNs
+  // too), on the compressed form when it is used: interior rows from X in
+  // place, the others from the imported ghost vector.
+  void applyForward(const mv_type& X, mv_type& Y, Scalar alpha, Scalar beta) const {
     const size_t nv = X.getNumVectors();
     Teuchos::RCP<mv_type> W;
     if (!forwardLocal_) {
       W = workVectors(need_, needMap_, nv);
       W->doImport(X, *import_, Tpetra::INSERT);
     }
+    refreshCompressed();
+    const bool noZ = beta == Teuchos::ScalarTraits<Scalar>::zero();
+    const Scalar b = noZ ? Teuchos::ScalarTraits<Scalar>::one() : beta;  // with no z, beta is not read
     const auto v = hm_.view();
+    const auto cv = comp_.view();
+    const auto spmv = [&](const Scalar* x, Scalar* y, const std::vector<Index>& shift, Index lo, Index hi) {
+      const Scalar* z = noZ ? nullptr : y;
+      if (compUsed_) hm_compressed_spmv(cv, x, y, z, shift.data(), lo, hi, alpha, b);
+      else hm_spmv(v, x, y, z, shift.data(), lo, hi, alpha, b);
+    };
     for (size_t c = 0; c < nv; ++c) {
       const auto x = X.getData(c);
       auto y = Y.getDataNonConst(c);
-      const Scalar* z = add ? y.getRawPtr() : nullptr;
-      hm_spmv(v, x.getRawPtr(), y.getRawPtr(), z, plan_.shift_local.data(), plan_.ib, plan_.ie);
+      spmv(x.getRawPtr(), y.getRawPtr(), plan_.shift_local, plan_.ib, plan_.ie);
       if (W.is_null()) continue;
       const auto w = W->getData(c);
-      hm_spmv(v, w.getRawPtr(), y.getRawPtr(), z, plan_.shift_lo.data(), 0, plan_.ib);
-      hm_spmv(v, w.getRawPtr(), y.getRawPtr(), z, plan_.shift_hi.data(), plan_.ie, layout_.nrows);
+      spmv(w.getRawPtr(), y.getRawPtr(), plan_.shift_lo, 0, plan_.ib);
+      spmv(w.getRawPtr(), y.getRawPtr(), plan_.shift_hi, plan_.ie, layout_.nrows);
+    }
+  }
+
+  // The compressed form of the values, rebuilt when they changed (leftScale,
+  // rightScale, replace/sumIntoGlobalValues): kept only when it takes at
+  // most half the bytes of the values. The sampled test first, so that a
+  // block of unstructured values (a product's) costs no compression attempt.
+  void refreshCompressed() const {
+    if (!compStale_) return;
+    compStale_ = false;
+    compUsed_ = false;
+    comp_ = HmCompressed<Scalar>();
+    if constexpr (std::is_floating_point<Scalar>::value) {  // hm_compress: real scalars
+      if (!compAllowed_ || !hm_compress_candidate(hm_)) return;
+      HmCompressed<Scalar> c = hm_compress(hm_);
+      if (c.nconstant() == 0 || 2 * c.bytes() > hm_bytes(hm_)) return;
+      comp_ = std::move(c);
+      compUsed_ = true;
     }
   }
 
@@ -575,6 +649,7 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
       if (!a || !mask_[static_cast<std::size_t>(a - hm_.val.data())]) continue;
       *a = sum ? *a + vals[p] : vals[p];
       ++changed;
+      compStale_ = true;
     }
     return changed;
   }
@@ -622,7 +697,10 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
   bool fillComplete_ = false, forwardLocal_ = true, transposeLocal_ = true;
   std::vector<Index> coo_rows_, coo_cols_;  // entries inserted before fillComplete
   std::vector<Scalar> coo_vals_;
-  mutable Teuchos::RCP<mv_type> need_, trWork_, tmp_[2];
+  mutable Teuchos::RCP<mv_type> need_, trWork_, tmp_;
+  mutable HmCompressed<Scalar> comp_;  // the compressed form (refreshCompressed)
+  mutable bool compUsed_ = false, compStale_ = true;
+  bool compAllowed_ = true;
   mutable Teuchos::RCP<const graph_type> graph_;
 };
 

@@ -22,6 +22,22 @@
 namespace pdiag {
 namespace trilinos {
 
+namespace detail {
+// The DiagMatrix of op(A) op(B) for HM blocks: the kernel's symbolic and
+// numeric phases, the numeric one writing the nonzero mask (the reported
+// entries) as it goes, and the result moved, not copied, into the matrix.
+template <class S, class LO, class GO, class N>
+Teuchos::RCP<DiagMatrix<S, LO, GO, N>> product_matrix(const Teuchos::RCP<const Tpetra::Map<LO, GO, N>>& rowMap,
+                                                      const HmMatrix<S>& A, Trans ta, const HmMatrix<S>& B, Trans tb,
+                                                      const Teuchos::RCP<const Tpetra::Map<LO, GO, N>>& domMap) {
+  const HmProductPlan plan = hm_product_symbolic(A, ta, B, tb);
+  HmMatrix<S> C = hm_product_alloc<S>(plan);
+  std::vector<unsigned char> nonzero(static_cast<std::size_t>(C.nstored()));
+  hm_product_numeric<S>(plan, A.view(), ta, B.view(), tb, C.view(), nonzero.data());
+  return Teuchos::rcp(new DiagMatrix<S, LO, GO, N>(rowMap, std::move(C), std::move(nonzero), domMap));
+}
+}  // namespace detail
+
 template <class S, class LO, class GO, class N>
 Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& A, bool transA,
                                                const DiagMatrix<S, LO, GO, N>& B, bool transB) {
@@ -40,7 +56,7 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
   const auto rowMap = transA ? A.getDomainMap() : A.getRowMap();
   const auto domMap = transB ? B.getRowMap() : B.getDomainMap();
   if (transA || transB) {
-    if (comm->getSize() == 1) return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), ta, B.hm(), tb), domMap));
+    if (comm->getSize() == 1) return detail::product_matrix(rowMap, A.hm(), ta, B.hm(), tb, domMap);
     // Several processes: a transposed operand's rows live elsewhere; form
     // it (Tpetra's transposer on a CrsMatrix copy) and multiply as stored.
     const auto transposed = [](const DM& X) {
@@ -59,8 +75,15 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
     const Teuchos::RCP<const DM> Bt = transB ? Teuchos::RCP<const DM>(transposed(B)) : Teuchos::rcpFromRef(B);
     return multiply(*At, false, *Bt, false);
   }
-  // B's diagonals on any process (the union), as flags over -(M-1) .. N-1.
+  // B's rows [c0, c1) that this process's rows of A reach.
+  const auto& touched = A.ghostPlan().touched;
+  const Index c0 = touched.empty() ? 0 : touched.front().first, c1 = touched.empty() ? 0 : touched.back().second;
   const Layout& LB = B.hm().layout;
+  // Every process holds the rows of B it needs (one process, say): no gather.
+  int local = (c0 >= LB.row_begin && c1 <= LB.row_end()) || c0 >= c1 ? 1 : 0, all_local = 0;
+  Teuchos::reduceAll<int, int>(*comm, Teuchos::REDUCE_MIN, local, Teuchos::outArg(all_local));
+  if (all_local) return detail::product_matrix(rowMap, A.hm(), Trans::N, B.hm(), Trans::N, domMap);
+  // B's diagonals on any process (the union), as flags over -(M-1) .. N-1.
   std::vector<int> flag(static_cast<std::size_t>(LB.nrows_global + LB.ncols), 0), all(flag.size(), 0);
   for (Index d : B.hm().offsets)
     if (LB.length(d) > 0) flag[static_cast<std::size_t>(d + LB.nrows_global - 1)] = 1;
@@ -69,9 +92,6 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
   std::vector<Index> offsets;
   for (std::size_t s = 0; s < all.size(); ++s)
     if (all[s]) offsets.push_back(Index(s) - (LB.nrows_global - 1));
-  // B's rows [c0, c1) that this process's rows of A reach.
-  const auto& touched = A.ghostPlan().touched;
-  const Index c0 = touched.empty() ? 0 : touched.front().first, c1 = touched.empty() ? 0 : touched.back().second;
   const GO base = B.getIndexBase();
   Teuchos::Array<GO> gids;
   for (Index j = c0; j < c1; ++j) gids.push_back(static_cast<GO>(j + base));
@@ -95,7 +115,7 @@ Teuchos::RCP<DiagMatrix<S, LO, GO, N>> multiply(const DiagMatrix<S, LO, GO, N>& 
     cols.push_back(keep.back().getRawPtr());
   }
   const HmMatrix<S> Bloc = hm_from_padded(Layout::block(LB.nrows_global, LB.ncols, c0, c1 - c0), offsets, cols.data());
-  return Teuchos::rcp(new DM(rowMap, hm_product(A.hm(), Trans::N, Bloc, Trans::N), domMap));
+  return detail::product_matrix(rowMap, A.hm(), Trans::N, Bloc, Trans::N, domMap);
 }
 
 }  // namespace trilinos
