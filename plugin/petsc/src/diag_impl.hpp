@@ -424,6 +424,7 @@ PETSC_INTERN PetscErrorCode MatDiagGridPattern_Private(Mat, const pdiag::GridSte
 
 /* diag_product_companion.cpp */
 PETSC_INTERN PetscErrorCode MatDiagProductViaCompanion_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatDiagProductToDiag_Private(Mat, const char *);
 
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);
