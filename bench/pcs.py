@@ -31,6 +31,7 @@ Environment (all optional):
                command): a run that would start later is listed as "skipped"
   PCS_LEVELS   multigrid levels (default 5)
   PCS_EXTRA    options appended to every run
+  PCS_PETSC    the PETSc version for runs that stop before -log_view names it
   BIN          folder of tut_ksp_ex45 and diffusion (default bin/ beside this script)
   LIB          libpetscdiag.so (default BIN/../lib/libpetscdiag.so)
   OUT          output folder (default /tmp/out): pcs.csv, pcs.<case>.<pc>.<type>.log
@@ -190,7 +191,8 @@ def main():
                         status, wall, text, log = "skipped", 0.0, "", ""
                     else:
                         status, wall, text = run(command(case, opts.format(L=levels), mat, args), limit, log)
-                    r = parse(text, args["np"])
+                    r = {"petsc": env("PCS_PETSC", "")}
+                    r.update(parse(text, args["np"]))
                     if status != "ok":  # a failed or stopped run: no numbers, only its PETSc
                         r = {k: v for k, v in r.items() if k == "petsc"}
                     row = {"case": case, "n": args["n"], "np": args["np"], "mat": mat, "vec": args["vec"], "pc": name, "status": status,
