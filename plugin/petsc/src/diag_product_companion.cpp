@@ -236,17 +236,16 @@ PetscErrorCode ProductSymbolic_ToDiag(Mat C)
     if (!ierr) ierr = MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG);
     if (!ierr) {
       ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
-      ierr = MatDiagSetFromOptionsOnly_Private(C);
+      /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
+         before C is filled, as its assembly decides from them whether its values go to the GPU */
+      if (A->defaultvectype) ierr = MatSetVecType(C, A->defaultvectype);
     }
+    if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(C);
     if (!ierr) ierr = MatConvertFrom_Diag(S, ((PetscObject)C)->type_name, MAT_REUSE_MATRIX, &C);
     if (ierr) {
       PetscCall(MatDestroy(&S));
       PetscCall(ierr);
     }
-  }
-  if (A->defaultvectype) { /* C's vectors as the operator's (CUDA ones for a diag operator used on the GPU) */
-    PetscCall(PetscFree(C->defaultvectype));
-    PetscCall(PetscStrallocpy(A->defaultvectype, &C->defaultvectype));
   }
   PetscCallCXX(d = new ToDiag());
   d->S = S;
