@@ -327,6 +327,11 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
     PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
     a->structure_changed = changed;
   }
+  /* a new nonzero location on one process is a new nonzero pattern for the
+     whole matrix (PCSetUp decides by it on every process, and would take
+     different paths on different processes): the processes agree on the
+     nonzero state as mpiaij's assembly does */
+  if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &A->nonzerostate, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
   if (a->structure_changed) {
     PetscCall(MatDiagApplyStorage_Private(A));
     a->structure_changed = PETSC_FALSE;

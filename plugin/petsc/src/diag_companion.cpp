@@ -27,6 +27,8 @@
    the matrix's nonzero state increases, as for aij. */
 #include "diag_impl.hpp"
 
+#include <petscdm.h>
+
 #include "pdiag/convert.hpp"
 #include "pdiag/ops.hpp"
 #include "pdiag/stencil.hpp"
@@ -492,6 +494,8 @@ PetscErrorCode MatFDColoringCreate_Diag(Mat J, ISColoring iscoloring, MatFDColor
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
+
 PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColoring c)
 {
   Mat C;
@@ -499,6 +503,17 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(J, "a finite-difference Jacobian by coloring", &C));
   PetscCall((*C->ops->fdcoloringsetup)(C, iscoloring, c));
+  /* MatFDColoringUseDM() (an IS_COLORING_LOCAL coloring evaluated on the
+     DM's ghosted vectors, snes ex14) replaces the matrix's apply by aij's,
+     which would write the values into the companion and never into J: the
+     DM variant goes to the companion instead, and J keeps its own apply. */
+  if (J->ops->fdcoloringapply != MatFDColoringApply_Diag) {
+    DM dm;
+    PetscCall(MatGetDM(J, &dm));
+    PetscCall(MatSetDM(C, dm));
+    PetscCall(MatFDColoringUseDM(C, c));
+    J->ops->fdcoloringapply = MatFDColoringApply_Diag;
+  }
   PetscFunctionReturn(0);
 }
 
