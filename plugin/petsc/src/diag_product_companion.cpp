@@ -192,7 +192,10 @@ PetscErrorCode ProductNumeric_ToDiag(Mat C)
   PetscCall(MatProductNumeric(d->S));
   PetscCall(RecordOperands(C, d));
   /* same structure: new values only (MatDiagInstallHm_Private keeps what depends on the structure) */
+  const PetscObjectState nz = C->nonzerostate;
   PetscCall(MatConvertFrom_Diag(d->S, ((PetscObject)C)->type_name, MAT_REUSE_MATRIX, &C));
+  if (C->nonzerostate != nz) PetscCall(PetscInfo(C, "diag: MatProduct %s: the result's structure changed; its diag storage was rebuilt\n", MatProductTypes[C->product->type]));
+  else PetscCall(PetscInfo(C, "diag: MatProduct %s: new values in the diag result (structure unchanged)\n", MatProductTypes[C->product->type]));
   PetscFunctionReturn(0);
 }
 
