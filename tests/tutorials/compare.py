@@ -4,11 +4,13 @@ and with diag (loaded with -dll_append), and requires the same output: the
 same words and iteration counts, every number within a relative tolerance.
 
 usage: compare.py --np N --exe PROG --ref "OPTS" --diag "OPTS" [--common "OPTS"] [--rtol 1e-10]
-                  [--diag-system-type REGEX]
+                  [--diag-system-type REGEX] [--diag-expect REGEX ...]
 
 --diag-system-type: every operator a -ksp_view of the diag run prints (the
 "linear system matrix" of each KSP: each multigrid level, each sub-solve)
 must have a type matching REGEX, and there must be at least one.
+--diag-expect: the diag run's output must hold a line matching REGEX (e.g.
+a -info message; PETSc's -info lines are not compared).
 """
 import argparse
 import os
@@ -46,6 +48,7 @@ def run(args, opts, raw=None):
 
 
 LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." lines of the MPI launcher
+INFO_LINE = re.compile(r"^\[\d+\] <\w+> ")  # PETSc's -info output
 LAUNCHER_CONTINUATION = re.compile(r"^\s+(dlopen error|Perhaps a missing symbol|compiled for a different version)")
 
 
@@ -57,6 +60,8 @@ def words(text):
     for line in text.splitlines():
         if LAUNCHER_NOISE.match(line):
             after_launcher = True
+            continue
+        if INFO_LINE.match(line):
             continue
         # its continuation lines ("    dlopen error: ...", "    Perhaps a missing
         # symbol ..."), but not the program's own indented lines that follow
@@ -86,6 +91,7 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-10)
     ap.add_argument("--atol", type=float, default=0.0, help="differences below this are rounding noise")
     ap.add_argument("--diag-system-type", default=None, help="regex every operator in the diag run's -ksp_view must match")
+    ap.add_argument("--diag-expect", action="append", default=[], help="regex a line of the diag run's output must match")
     args = ap.parse_args()
     raw = []
     a, b = run(args, args.ref), run(args, args.diag, raw)
@@ -97,6 +103,10 @@ def main():
         if bad:
             sys.exit(f"FAILED: operators of type {sorted(set(bad))} in the diag run, expected /{args.diag_system_type}/")
         print(f"{len(types)} operators of the diag run match /{args.diag_system_type}/")
+    for pattern in args.diag_expect:
+        if not any(re.search(pattern, line) for line in raw[0].splitlines()):
+            sys.exit(f"FAILED: no line of the diag run matches /{pattern}/")
+        print(f"the diag run has a line matching /{pattern}/")
     if len(a) != len(b):
         sys.exit(f"FAILED: outputs differ in length ({len(a)} vs {len(b)} words)")
     numbers = 0
