@@ -48,7 +48,7 @@ def run(args, opts, raw=None):
 
 
 LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." lines of the MPI launcher
-INFO_LINE = re.compile(r"^\[\d+\] <\w+> ")  # PETSc's -info output
+INFO_LINE = re.compile(r"^\[\d+\] <[\w:.-]+> ")  # PETSc's -info output
 LAUNCHER_CONTINUATION = re.compile(r"^\s+(dlopen error|Perhaps a missing symbol|compiled for a different version)")
 
 
