@@ -212,6 +212,16 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   PetscCall(MatDiagGhostDestroy_Private(b));
   B->preallocated = PETSC_TRUE;
   if (!same_structure) B->nonzerostate++;
+  /* the aij pattern A keeps (its source's entries, explicit zeros included) is
+     B's too, as aij's duplicate keeps its pattern: PCREDUNDANT duplicates a
+     gathered coarse operator, whose LU must see aij's pattern */
+  if (a->aij_pattern_nzstate == A->nonzerostate) {
+    PetscCallCXX({
+      b->aij_rowptr = a->aij_rowptr;
+      b->aij_colidx = a->aij_colidx;
+    });
+    b->aij_pattern_nzstate = B->nonzerostate;
+  }
   PetscFunctionReturn(0);
 }
 
