@@ -6,7 +6,8 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -sor_reps <k>       timed sweeps (median reported, default 5)\n"
                            "  -ilu                also time ILU(0) (PCILU, natural ordering, one process): the numeric factorization, the first\n"
                            "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
-                           "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5)\n"
+                           "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5);\n"
+                           "                      diag's MatSolve also with the other -mat_diag_cuda_graphs (graphs vs one launch per level)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -94,6 +95,11 @@ struct Result {
      MatDiagFactToGPU; 0 for others: aijcusparse uploads in its numeric
      phase), the median MatSolve and PCApply, |MatSolve's result| */
   double ilu_setup = 0, ilu_numeric = 0, ilu_first = 0, ilu_upload = 0, ilu_solve = 0, ilu_apply = 0, ilu_norm = 0;
+  /* -ilu: the median MatSolve with -mat_diag_cuda_graphs the other way
+     (diag's GPU solves: CUDA graphs or one launch per level; ilu_graphs:
+     whether ilu_solve had the graphs) and |its result| */
+  double    ilu_solve_other = 0, ilu_norm_other = 0;
+  PetscBool ilu_graphs = PETSC_TRUE;
 };
 
 /* The time of `run` once, synchronised. */
@@ -167,6 +173,16 @@ PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, Result *r)
   PetscCall(TimeMedian([&]() { return MatSolve(F, x, y); }, o.ilu_reps, &r->ilu_solve));
   PetscCall(VecNorm(y, NORM_2, &r->ilu_norm));
   PetscCall(TimeMedian([&]() { return PCApply(pc, x, y); }, o.ilu_reps, &r->ilu_apply));
+  { /* the other -mat_diag_cuda_graphs (read at every solve), then the user's setting back */
+    PetscBool set = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_diag_cuda_graphs", &r->ilu_graphs, &set));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", r->ilu_graphs ? "0" : "1"));
+    PetscCall(MatSolve(F, x, y)); /* warm-up: the graph's recording */
+    PetscCall(TimeMedian([&]() { return MatSolve(F, x, y); }, o.ilu_reps, &r->ilu_solve_other));
+    PetscCall(VecNorm(y, NORM_2, &r->ilu_norm_other));
+    if (set) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", r->ilu_graphs ? "1" : "0"));
+    else PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+  }
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(0);
 }
@@ -328,7 +344,11 @@ int main(int argc, char **argv)
   if (o.sor)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatSOR (one symmetric sweep, zero initial guess) median: %s %10.3f ms   %s %10.3f ms   ratio %.2fx   (|x| agree to %.1e)\n", o.types[0], 1e3 * res[0].sor, o.types[1], 1e3 * res[1].sor, res[1].sor / res[0].sor, sor_agree));
   const double ilu_agree = o.ilu ? PetscAbsReal(res[0].ilu_norm - res[1].ilu_norm) / res[1].ilu_norm : 0.0;
+  const double ilu_other_agree = o.ilu ? PetscAbsReal(res[0].ilu_norm_other - res[0].ilu_norm) / res[0].ilu_norm : 0.0;
   if (o.ilu) {
+    if (!std::string(o.types[0]).compare(0, 4, "diag")) /* only diag reads the option */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s MatSolve median: CUDA graphs %9.3f ms   one launch per level %9.3f ms   (-mat_diag_cuda_graphs; host vectors: neither; |x| agree to %.1e)\n", o.types[0], 1e3 * (res[0].ilu_graphs ? res[0].ilu_solve : res[0].ilu_solve_other),
+                            1e3 * (res[0].ilu_graphs ? res[0].ilu_solve_other : res[0].ilu_solve), ilu_other_agree));
     for (int t = 0; t < 2; t++)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s PCSetUp %9.4f s   numeric factorization %9.4f s   first MatSolve %9.3f ms (factor upload %9.3f ms)   MatSolve median %9.3f ms   PCApply median %9.3f ms\n", o.types[t], res[t].ilu_setup, res[t].ilu_numeric,
                             1e3 * res[t].ilu_first, 1e3 * res[t].ilu_upload, 1e3 * res[t].ilu_solve, 1e3 * res[t].ilu_apply));
@@ -350,6 +370,7 @@ int main(int argc, char **argv)
   }
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
   PetscCheck(ilu_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different ILU(0) solves (%.3e)", ilu_agree);
+  PetscCheck(ilu_other_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_cuda_graphs 0 and 1 give different ILU(0) solves (%.3e)", ilu_other_agree);
   PetscCheck(sor_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different SOR sweeps (%.3e)", sor_agree);
   PetscCall(VecDestroy(&x));
   PetscCall(DMDestroy(&da));
