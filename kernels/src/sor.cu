@@ -198,17 +198,64 @@ SorGraph<T>::~SorGraph() {
 }
 
 template <class T>
-void SorGraph<T>::reset() noexcept {
+void SorGraph<T>::drop(Slot& s) noexcept {
   // errors ignored: nothing left to do with a handle that cannot be freed
-  if (exec_) cudaGraphExecDestroy(exec_);
-  if (graph_) cudaGraphDestroy(graph_);
-  if (io_) cudaFree(io_);
-  exec_ = nullptr;
-  graph_ = nullptr;
-  bind_ = nullptr;
-  io_ = nullptr;
-  b_ = nullptr;
-  x_ = nullptr;
+  if (s.exec) cudaGraphExecDestroy(s.exec);
+  if (s.graph) cudaGraphDestroy(s.graph);
+  if (s.io) cudaFree(s.io);
+  s = Slot{};
+}
+
+template <class T>
+void SorGraph<T>::reset() noexcept {
+  for (Slot& s : slots_) drop(s);
+}
+
+template <class T>
+cudaError_t SorGraph<T>::record(Slot& s, const Key& key, const HmView<const T>& A, const T* b, T* x, T omega,
+                                SorSweeps sw, Index its, const T* mdiag, const T* idiag, T* t, const LevelsView& fwd,
+                                const LevelsView& bwd) {
+  drop(s);
+  cudaError_t e = cudaMalloc(&s.io, sizeof(SorIo<T>));
+  if (e != cudaSuccess) {
+    s.io = nullptr;
+    return e;
+  }
+  // a private stream: the caller's may be the legacy default stream, which cannot be captured
+  cudaStream_t cs = nullptr;
+  if ((e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking)) != cudaSuccess) {
+    drop(s);
+    return e;
+  }
+  e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    SorIo<T>* io = static_cast<SorIo<T>*>(s.io);
+    sor_bind_kernel<T><<<1, 1, 0, cs>>>(io, b, x);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = enqueue_sor<T>(A, nullptr, nullptr, io, omega, sw, its, mdiag, idiag, t, fwd, bwd, cs);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ee = cudaStreamEndCapture(cs, &graph);  // always ends the capture
+    if (e == cudaSuccess) e = ee;
+    s.graph = graph;
+  }
+  const cudaError_t es = cudaStreamDestroy(cs);
+  if (e == cudaSuccess) e = es;
+  if (e == cudaSuccess && !s.graph) e = cudaErrorStreamCaptureInvalidated;
+  // the bind node: the graph's one root (the capture is one chain)
+  std::size_t nroots = 0;
+  if (e == cudaSuccess) e = cudaGraphGetRootNodes(s.graph, nullptr, &nroots);
+  if (e == cudaSuccess && nroots != 1) e = cudaErrorInvalidValue;
+  if (e == cudaSuccess) e = cudaGraphGetRootNodes(s.graph, &s.bind, &nroots);
+  if (e == cudaSuccess) e = cudaGraphInstantiate(&s.exec, s.graph, 0);
+  if (e != cudaSuccess) {
+    drop(s);
+    return e;
+  }
+  s.b = b;
+  s.x = x;
+  s.key = key;
+  ++recordings_;
+  return cudaSuccess;
 }
 
 template <class T>
@@ -221,48 +268,20 @@ cudaError_t SorGraph<T>::sweep(const HmView<const T>& A, const T* b, T* x, T ome
                 A.val, omega, sw.forward, sw.backward, sw.zero_initial_guess, its, mdiag, idiag, t,
                 sw.forward ? fwd.nlevels : 0, sw.forward ? fwd.rows : nullptr, sw.backward ? bwd.nlevels : 0,
                 sw.backward ? bwd.rows : nullptr};
-  if (!exec_ || !(key == key_)) {
-    reset();
-    if ((e = cudaMalloc(&io_, sizeof(SorIo<T>))) != cudaSuccess) {
-      io_ = nullptr;
-      return e;
+  Slot* s = nullptr;
+  for (Slot& c : slots_)
+    if (c.exec && c.key == key) s = &c;
+  if (!s) {  // an empty slot, else the least recently used
+    for (Slot& c : slots_)
+      if (!s && !c.exec) s = &c;
+    if (!s) {
+      s = &slots_[0];
+      for (Slot& c : slots_)
+        if (c.used < s->used) s = &c;
     }
-    // a private stream: the caller's may be the legacy default stream, which cannot be captured
-    cudaStream_t cs = nullptr;
-    if ((e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking)) != cudaSuccess) {
-      reset();
-      return e;
-    }
-    e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
-    if (e == cudaSuccess) {
-      SorIo<T>* io = static_cast<SorIo<T>*>(io_);
-      sor_bind_kernel<T><<<1, 1, 0, cs>>>(io, b, x);
-      e = cudaGetLastError();
-      if (e == cudaSuccess) e = enqueue_sor<T>(A, nullptr, nullptr, io, omega, sw, its, mdiag, idiag, t, fwd, bwd, cs);
-      cudaGraph_t graph = nullptr;
-      const cudaError_t ee = cudaStreamEndCapture(cs, &graph);  // always ends the capture
-      if (e == cudaSuccess) e = ee;
-      graph_ = graph;
-    }
-    const cudaError_t es = cudaStreamDestroy(cs);
-    if (e == cudaSuccess) e = es;
-    if (e == cudaSuccess && !graph_) e = cudaErrorStreamCaptureInvalidated;
-    // the bind node: the graph's one root (the capture is one chain)
-    std::size_t nroots = 0;
-    if (e == cudaSuccess) e = cudaGraphGetRootNodes(graph_, nullptr, &nroots);
-    if (e == cudaSuccess && nroots != 1) e = cudaErrorInvalidValue;
-    if (e == cudaSuccess) e = cudaGraphGetRootNodes(graph_, &bind_, &nroots);
-    if (e == cudaSuccess) e = cudaGraphInstantiate(&exec_, graph_, 0);
-    if (e != cudaSuccess) {
-      reset();
-      return e;
-    }
-    b_ = b;
-    x_ = x;
-    key_ = key;
-    ++recordings_;
-  } else if (b_ != b || x_ != x) {
-    SorIo<T>* io = static_cast<SorIo<T>*>(io_);
+    if ((e = record(*s, key, A, b, x, omega, sw, its, mdiag, idiag, t, fwd, bwd)) != cudaSuccess) return e;
+  } else if (s->b != b || s->x != x) {
+    SorIo<T>* io = static_cast<SorIo<T>*>(s->io);
     void* args[] = {&io, &b, &x};
     cudaKernelNodeParams kp{};
     kp.func = reinterpret_cast<void*>(sor_bind_kernel<T>);
@@ -271,15 +290,16 @@ cudaError_t SorGraph<T>::sweep(const HmView<const T>& A, const T* b, T* x, T ome
     kp.sharedMemBytes = 0;
     kp.kernelParams = args;
     kp.extra = nullptr;
-    if ((e = cudaGraphExecKernelNodeSetParams(exec_, bind_, &kp)) != cudaSuccess) {
-      reset();
+    if ((e = cudaGraphExecKernelNodeSetParams(s->exec, s->bind, &kp)) != cudaSuccess) {
+      drop(*s);
       return e;
     }
-    b_ = b;
-    x_ = x;
+    s->b = b;
+    s->x = x;
   }
-  e = cudaGraphLaunch(exec_, stream);
-  if (e != cudaSuccess) reset();
+  s->used = ++clock_;
+  e = cudaGraphLaunch(s->exec, stream);
+  if (e != cudaSuccess) drop(*s);
   return e;
 }
 

@@ -169,6 +169,16 @@ BOOST_AUTO_TEST_CASE(refuses_bad_schedules) {
   PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
   sync_checked(stream, "SorGraph after reset");
   BOOST_TEST(graph.recordings() == 2);
+  // two argument sets alternating (a smoother's sweeps with and without a
+  // zero initial guess) keep their graphs: each recorded once
+  SorSweeps zero = sw;
+  zero.zero_initial_guess = true;
+  for (int k = 0; k < 3; ++k) {
+    PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, zero, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+    PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+  }
+  sync_checked(stream, "SorGraph alternating");
+  BOOST_TEST(graph.recordings() == 3);
 }
 
 BOOST_AUTO_TEST_CASE(float_instantiation) {

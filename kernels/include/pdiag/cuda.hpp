@@ -22,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -393,10 +394,11 @@ cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, noded
 /// argument but b and x differs from those it was recorded with (A's view,
 /// omega, the sweeps, its, mdiag, idiag, t, a used schedule's nlevels or
 /// rows pointer); the graph reads b and x through a device struct written
-/// by its first node, so new vectors change that one node's parameters. The
-/// schedules' level_ptr CONTENTS and the arrays' device addresses are baked
-/// in: call reset() when a schedule, A's metadata or the diagonal arrays are
-/// re-uploaded or freed. Same arguments, checks and result as hm_sor; a
+/// by its first node, so new vectors change that one node's parameters. Up
+/// to 4 graphs (argument sets) are kept, the least recently used replaced.
+/// The schedules' level_ptr CONTENTS and the arrays' device addresses are
+/// baked in: call reset() when a schedule, A's metadata or the diagonal
+/// arrays are re-uploaded or freed. Same arguments, checks and result as hm_sor; a
 /// recording or launch error is returned (and the graph dropped). Not
 /// thread-safe; one object per matrix.
 template <class T>
@@ -407,7 +409,7 @@ class SorGraph {
   SorGraph(const SorGraph&) = delete;
   SorGraph& operator=(const SorGraph&) = delete;
 
-  /// Drops the recorded graph (the next sweep records it again).
+  /// Drops the recorded graphs (the next sweeps record them again).
   void reset() noexcept;
   cudaError_t sweep(const HmView<const T>& A, const T* b, T* x, T omega, SorSweeps sw, Index its, const T* mdiag,
                     const T* idiag, T* t, const LevelsView& fwd, const LevelsView& bwd, cudaStream_t stream = nullptr);
@@ -439,13 +441,24 @@ class SorGraph {
              bwd_levels == o.bwd_levels && bwd_rows == o.bwd_rows;
     }
   };
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
-  cudaGraphNode_t bind_ = nullptr;  // the node that writes the vectors
-  void* io_ = nullptr;              // device {b, x}
-  const T* b_ = nullptr;            // the vectors bind writes now
-  T* x_ = nullptr;
-  Key key_{};
+  struct Slot {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaGraphNode_t bind = nullptr;  // the node that writes the vectors
+    void* io = nullptr;              // device {b, x}
+    const T* b = nullptr;            // the vectors bind writes now
+    T* x = nullptr;
+    Key key{};
+    long used = 0;  // when last replayed (least recently used goes first)
+  };
+  // a few graphs kept: a multigrid smoother alternates sweeps with and
+  // without a zero initial guess, which one graph would record every time
+  static constexpr int kSlots = 4;
+  void drop(Slot& s) noexcept;
+  cudaError_t record(Slot& s, const Key& key, const HmView<const T>& A, const T* b, T* x, T omega, SorSweeps sw,
+                     Index its, const T* mdiag, const T* idiag, T* t, const LevelsView& fwd, const LevelsView& bwd);
+  std::array<Slot, kSlots> slots_{};
+  long clock_ = 0;
   long recordings_ = 0;
 };
 
