@@ -47,6 +47,7 @@ SS=$ROOT/../shared/data/suitesparse
 if [ -f "$SS/cdde1.mtx" ]; then mkdir -p "$DEST/ssmat" && cp "$SS/cdde1.mtx" "$SS/1138_bus.mtx" "$DEST/ssmat/"; fi
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
 cp "$ROOT"/bench/scaling.sh "$DEST/"  # run-all.sh's scaling section
+cp "$ROOT"/bench/pcs.py "$DEST/"      # run-all.sh's pcs section
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
 echo "staged $BUILD (PETSc $PETSC_VERSION_BUILT at $PETSC_PREFIX)"
 du -sh "$DEST"

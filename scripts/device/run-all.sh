@@ -16,7 +16,9 @@
 # and PCApply against aijcusparse, ex45 with CG + ILU), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh), scaling
-# (bench/scaling.sh: multi-GPU weak/strong scaling, $OUT/scaling.csv). Logs
+# (bench/scaling.sh: multi-GPU weak/strong scaling, $OUT/scaling.csv), pcs
+# (bench/pcs.py: issue 15's PC table, diag against aijcusparse, ex45 and
+# solvers/diffusion at PCS_N^3, default 257, PCS_QUICK=1: 65; $OUT/pcs.csv). Logs
 # under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
 source ./env.sh  # device-env.sh, and the staged PETSc when it is not 3.18
@@ -224,6 +226,15 @@ if has scaling; then
 fi
 if has solvers && [ -f ./solvers.sh ]; then
   run solvers env DATA="$PWD/../data" bash ./solvers.sh
+fi
+if has pcs; then
+  # every PC of issue 15 (Jacobi, SOR, bjacobi+ILU(0), MG rediscretized and
+  # Galerkin, GAMG) with CG rtol 1e-8, diag and aijcusparse on CUDA vectors,
+  # one program run each with its own time limit (PCS_TIMEOUT, default 120 s)
+  # and a budget for the whole section (PCS_BUDGET, default 540 s: what does
+  # not fit is listed as skipped); PCS_CASES, PCS_PCS, PCS_TYPES pick a part,
+  # e.g. PCS_CASES=diffusion PCS_PCS="mg_galerkin_jacobi gamg" bash .gpu/run-all.sh pcs
+  run pcs env BIN="$PWD/bin" OUT="$OUT" PCS_PETSC="$(basename "$(readlink -f "$PETSC_DIR/lib/libpetsc.so")" | sed -n 's/^libpetsc\.so\.//p')" python3 ./pcs.py
 fi
 if has program; then
   # PETSc's ex45 (3D Poisson, DMDA, assembled with MatSetValuesStencil) at 257^3,

@@ -4,6 +4,13 @@ and with diag (loaded with -dll_append), and requires the same output: the
 same words and iteration counts, every number within a relative tolerance.
 
 usage: compare.py --np N --exe PROG --ref "OPTS" --diag "OPTS" [--common "OPTS"] [--rtol 1e-10]
+                  [--diag-system-type REGEX] [--diag-expect REGEX ...]
+
+--diag-system-type: every operator a -ksp_view of the diag run prints (the
+"linear system matrix" of each KSP: each multigrid level, each sub-solve)
+must have a type matching REGEX, and there must be at least one.
+--diag-expect: the diag run's output must hold a line matching REGEX (e.g.
+a -info message; PETSc's -info lines are not compared).
 """
 import argparse
 import os
@@ -15,7 +22,19 @@ import sys
 NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
-def run(args, opts):
+def system_types(text):
+    """The type of each "linear system matrix" block of a KSPView."""
+    types, pending = [], False
+    for line in text.splitlines():
+        if "linear system matrix" in line:
+            pending = True
+        elif pending and line.strip().startswith("type:"):
+            types.append(line.split("type:", 1)[1].strip())
+            pending = False
+    return types
+
+
+def run(args, opts, raw=None):
     cmd = [args.mpiexec, "--oversubscribe", "-n", str(args.np), args.exe] + shlex.split(args.common) + shlex.split(opts)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=300)
@@ -23,10 +42,13 @@ def run(args, opts):
     print(p.stdout, end="")
     if p.returncode != 0:
         sys.exit(f"FAILED: exit code {p.returncode}")
+    if raw is not None:
+        raw.append(p.stdout)
     return words(p.stdout)
 
 
 LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." lines of the MPI launcher
+INFO_LINE = re.compile(r"^\[\d+\] <[\w:.-]+> ")  # PETSc's -info output
 LAUNCHER_CONTINUATION = re.compile(r"^\s+(dlopen error|Perhaps a missing symbol|compiled for a different version)")
 
 
@@ -38,6 +60,8 @@ def words(text):
     for line in text.splitlines():
         if LAUNCHER_NOISE.match(line):
             after_launcher = True
+            continue
+        if INFO_LINE.match(line):
             continue
         # its continuation lines ("    dlopen error: ...", "    Perhaps a missing
         # symbol ..."), but not the program's own indented lines that follow
@@ -66,8 +90,23 @@ def main():
     ap.add_argument("--common", default="")
     ap.add_argument("--rtol", type=float, default=1e-10)
     ap.add_argument("--atol", type=float, default=0.0, help="differences below this are rounding noise")
+    ap.add_argument("--diag-system-type", default=None, help="regex every operator in the diag run's -ksp_view must match")
+    ap.add_argument("--diag-expect", action="append", default=[], help="regex a line of the diag run's output must match")
     args = ap.parse_args()
-    a, b = run(args, args.ref), run(args, args.diag)
+    raw = []
+    a, b = run(args, args.ref), run(args, args.diag, raw)
+    if args.diag_system_type:
+        types = system_types(raw[0])
+        if not types:
+            sys.exit("FAILED: the diag run printed no linear system matrix (is -ksp_view given?)")
+        bad = [t for t in types if not re.fullmatch(args.diag_system_type, t)]
+        if bad:
+            sys.exit(f"FAILED: operators of type {sorted(set(bad))} in the diag run, expected /{args.diag_system_type}/")
+        print(f"{len(types)} operators of the diag run match /{args.diag_system_type}/")
+    for pattern in args.diag_expect:
+        if not any(re.search(pattern, line) for line in raw[0].splitlines()):
+            sys.exit(f"FAILED: no line of the diag run matches /{pattern}/")
+        print(f"the diag run has a line matching /{pattern}/")
     if len(a) != len(b):
         sys.exit(f"FAILED: outputs differ in length ({len(a)} vs {len(b)} words)")
     numbers = 0

@@ -664,6 +664,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));
   PetscCall(MatDiagRegisterSolverTypes_Private());
   PetscCall(MatDiagRegisterPCs_Private());
+  PetscCall(MatDiagRegisterMG_Private());
 #if defined(PDIAG_PETSC_CUDA)
   PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
   PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));

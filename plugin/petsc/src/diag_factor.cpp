@@ -196,6 +196,7 @@ PetscErrorCode QRSymbolic_Diag(Mat F, Mat A, IS col, const MatFactorInfo *info)
   PetscCall(GetHooks(F, &h));
   PetscCall(MatDiagGetCompanion_Private(A, "the QR factorization", &C));
   PetscCall((*h->qr_symbolic)(F, C, col, info));
+  h->companion_build = ((Mat_Diag *)A->data)->companion_builds;
   { /* QR's numeric phase is composed, not in the ops table */
     PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *) = NULL;
     PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatQRFactorNumeric_C", &numeric));

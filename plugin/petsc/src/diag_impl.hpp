@@ -436,6 +436,10 @@ PETSC_INTERN PetscErrorCode MatDiagGridPattern_Private(Mat, const pdiag::GridSte
 
 /* diag_product_companion.cpp */
 PETSC_INTERN PetscErrorCode MatDiagProductViaCompanion_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatDiagProductToDiag_Private(Mat, const char *);
+
+/* diag_mg.cpp */
+PETSC_INTERN PetscErrorCode MatDiagRegisterMG_Private(void);
 
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

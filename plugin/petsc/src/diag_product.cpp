@@ -733,7 +733,10 @@ PetscErrorCode MatProductSetFromOptions_Diag(Mat C)
       }
     }
     if (why) {
-      PetscCall(MatDiagProductViaCompanion_Private(C, why));
+      /* a Galerkin coarse operator of a diag operator: diag if its diagonals are few */
+      const bool galerkin = (product->type == MATPRODUCT_PtAP || product->type == MATPRODUCT_RARt) && kind[0] == Kind::Diag && in[0]->rmap->N == in[0]->cmap->N;
+      if (galerkin) PetscCall(MatDiagProductToDiag_Private(C, why));
+      else PetscCall(MatDiagProductViaCompanion_Private(C, why));
       PetscFunctionReturn(0);
     }
   }

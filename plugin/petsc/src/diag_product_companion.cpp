@@ -8,8 +8,26 @@
    PETSc's own code sets the product up and computes it; the result is an
    aij matrix. Each numeric phase refreshes the companions first, so
    MAT_REUSE_MATRIX sees new values as with aij. -info says when this path
-   is taken. */
+   is taken.
+
+   Galerkin products (PtAP, RARt) of a square diag operator: their result is
+   the coarse operator of a multigrid level, which for a stencil operator
+   and a DMDA interpolation has few full diagonals (7-point fine, trilinear
+   P: 27 diagonals), although P itself is slanted bands that diag does not
+   multiply well. Such a product is computed as aij's (an inner product
+   matrix S, kept) and its result stored as diag (a matrix of the operator's
+   diag type, on the GPU for diagcuda), so that every multigrid level runs
+   diag's kernels and smoothers. Whether the result is compact enough is
+   known only from S (MatDiagAIJIsCompact_Private): if it is not (an
+   algebraic prolongator from GAMG), the product is set up again as an aij
+   one, as above, and S, computed once, is dropped. Each numeric phase
+   recomputes S (skipped when the operands did not change since S was last
+   computed) and refills the diag result's values; its structure is rebuilt
+   only if S's changed. -mat_diag_product_to_diag false (the operator's
+   options) keeps aij results. */
 #include "diag_product_common.hpp"
+
+#include <string>
 
 namespace {
 
@@ -91,7 +109,180 @@ PetscErrorCode ProductSymbolic_Companion(Mat C)
   PetscFunctionReturn(0);
 }
 
+/* ---- Galerkin products with a diag result -------------------------------- */
+
+const char *const kToDiag = "MatDiagProductToDiag";
+
+struct ToDiag {
+  Mat              S = nullptr;              /* the aij product */
+  PetscObjectId    id[3]    = {0, 0, 0};     /* operands S's values were computed from */
+  PetscObjectState state[3] = {-1, -1, -1};
+};
+
+PetscErrorCode ToDiagDestroy(void *ptr)
+{
+  ToDiag *d = (ToDiag *)ptr;
+
+  PetscFunctionBegin;
+  if (!d) PetscFunctionReturn(0);
+  PetscCall(MatDestroy(&d->S));
+  delete d;
+  PetscFunctionReturn(0);
+}
+
+/* The operands of C's product (B is P or R). */
+void OperandsOf(Mat C, Mat op[3])
+{
+  op[0] = C->product->A;
+  op[1] = C->product->B;
+  op[2] = C->product->C;
+}
+
+/* Whether the operands are those (and in the state) S was last computed from. */
+PetscErrorCode OperandsUnchanged(Mat C, const ToDiag *d, PetscBool *same)
+{
+  Mat op[3];
+
+  PetscFunctionBegin;
+  OperandsOf(C, op);
+  *same = PETSC_TRUE;
+  for (int i = 0; i < 3; i++) {
+    PetscObjectId    id    = 0;
+    PetscObjectState state = -1;
+    if (op[i]) {
+      PetscCall(PetscObjectGetId((PetscObject)op[i], &id));
+      PetscCall(PetscObjectStateGet((PetscObject)op[i], &state));
+    }
+    if (id != d->id[i] || state != d->state[i]) *same = PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RecordOperands(Mat C, ToDiag *d)
+{
+  Mat op[3];
+
+  PetscFunctionBegin;
+  OperandsOf(C, op);
+  for (int i = 0; i < 3; i++) {
+    d->id[i]    = 0;
+    d->state[i] = -1;
+    if (!op[i]) continue;
+    PetscCall(PetscObjectGetId((PetscObject)op[i], &d->id[i]));
+    PetscCall(PetscObjectStateGet((PetscObject)op[i], &d->state[i]));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ProductNumeric_ToDiag(Mat C)
+{
+  ToDiag   *d;
+  PetscBool same;
+  Mat       op[3];
+
+  PetscFunctionBegin;
+  MatCheckProduct(C, 1);
+  d = (ToDiag *)C->product->data;
+  PetscCheck(d && d->S, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  PetscCall(OperandsUnchanged(C, d, &same));
+  if (same) PetscFunctionReturn(0); /* C holds S's values of these operands (the symbolic phase computed them) */
+  OperandsOf(C, op);
+  /* MAT_REUSE_MATRIX may have given C new operands of the same types */
+  PetscCall(MatProductReplaceMats(op[0], op[1], op[2], d->S));
+  PetscCall(MatProductNumeric(d->S));
+  PetscCall(RecordOperands(C, d));
+  /* same structure: new values only (MatDiagInstallHm_Private keeps what depends on the structure) */
+  const PetscObjectState nz = C->nonzerostate;
+  PetscCall(MatConvertFrom_Diag(d->S, ((PetscObject)C)->type_name, MAT_REUSE_MATRIX, &C));
+  if (C->nonzerostate != nz) PetscCall(PetscInfo(C, "diag: MatProduct %s: the result's structure changed; its diag storage was rebuilt\n", MatProductTypes[C->product->type]));
+  else PetscCall(PetscInfo(C, "diag: MatProduct %s: new values in the diag result (structure unchanged)\n", MatProductTypes[C->product->type]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode ProductSymbolic_ToDiag(Mat C)
+{
+  Mat_Product *p = C->product;
+  Mat          S = nullptr, A = p->A;
+  std::string *reason;
+  PetscBool    compact, cuda;
+  ToDiag      *d;
+  const char  *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDiagQueryObject((PetscObject)C, kToDiag, &reason));
+  PetscCheck(reason, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: Galerkin product without its reason");
+  const char *why = reason->c_str();
+  PetscCall(MatProductCreate(p->A, p->B, p->C, &S));
+  PetscCall(MatGetOptionsPrefix(C, &prefix));
+  PetscCall(MatSetOptionsPrefix(S, prefix));
+  PetscCall(MatProductSetType(S, p->type));
+  PetscCall(MatProductSetAlgorithm(S, p->alg));
+  PetscCall(MatProductSetFill(S, p->fill));
+  S->product->api_user = p->api_user;
+  PetscCall(MatDiagProductViaCompanion_Private(S, why));
+  PetscCheck(S->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s of %s and %s: aij has no implementation either", MatProductTypes[p->type], ((PetscObject)p->A)->type_name, ((PetscObject)p->B)->type_name);
+  PetscCall(MatProductSymbolic(S));
+  PetscCall(MatProductNumeric(S)); /* the result's structure is known once assembled (MPI aij's symbolic phase leaves it unassembled) */
+  PetscCall(MatDiagAIJIsCompact_Private(S, &compact));
+  if (!compact) {
+    PetscCall(PetscInfo(C, "diag: MatProduct %s: the result's diagonals are too many or too sparse for diag storage: it is computed and stored as aij\n", MatProductTypes[p->type]));
+    PetscCall(MatDestroy(&S));
+    PetscCall(MatDiagProductViaCompanion_Private(C, why));
+    PetscCheck(C->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: aij product set-up lost");
+    PetscCall((*C->ops->productsymbolic)(C));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(C, "diag: MatProduct %s computed as aij's, its result stored as %s (few full diagonals)\n", MatProductTypes[p->type], ((PetscObject)A)->type_name));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  {
+    PetscErrorCode ierr = MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N); /* the product's sizes are S's */
+    if (!ierr) ierr = MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG);
+    if (!ierr) {
+      ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
+      /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
+         before C is filled, as its assembly decides from them whether its values go to the GPU */
+      if (A->defaultvectype) ierr = MatSetVecType(C, A->defaultvectype);
+    }
+    if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(C);
+    if (!ierr) ierr = MatConvertFrom_Diag(S, ((PetscObject)C)->type_name, MAT_REUSE_MATRIX, &C);
+    if (ierr) {
+      PetscCall(MatDestroy(&S));
+      PetscCall(ierr);
+    }
+  }
+  PetscCallCXX(d = new ToDiag());
+  d->S = S;
+  PetscCall(RecordOperands(C, d));
+  p->data    = d;
+  p->destroy = MatProductDataDestroy_Compat<ToDiagDestroy>;
+  /* MatSetType() cleared C's ops */
+  C->ops->productsymbolic = ProductSymbolic_ToDiag;
+  C->ops->productnumeric  = ProductNumeric_ToDiag;
+  PetscFunctionReturn(0);
+}
+
 } // namespace
+
+/* Sets up the Galerkin product C (PtAP or RARt of a square diag operator)
+   to store its result as diag when it has few full diagonals (see the top
+   of this file), else as aij through the companions. Collective. */
+PetscErrorCode MatDiagProductToDiag_Private(Mat C, const char *why)
+{
+  Mat_Product *p = C->product;
+  PetscBool    to_diag = PETSC_TRUE;
+  std::string *saved;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)p->A)->options, ((PetscObject)p->A)->prefix, "-mat_diag_product_to_diag", &to_diag, NULL));
+  if (!to_diag) {
+    PetscCall(MatDiagProductViaCompanion_Private(C, why));
+    PetscFunctionReturn(0);
+  }
+  PetscCallCXX(saved = new std::string(why));
+  PetscCall(PetscDiagComposeObject((PetscObject)C, kToDiag, saved));
+  C->ops->productsymbolic = ProductSymbolic_ToDiag;
+  PetscFunctionReturn(0);
+}
 
 /* Sets the product C up through the companions (called from
    MatProductSetFromOptions_Diag when diag cannot compute it). If aij has

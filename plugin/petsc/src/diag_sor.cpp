@@ -17,6 +17,7 @@
    matrix's device copy stays valid). */
 #include "diag_impl.hpp"
 
+#include "pdiag/convert.hpp"
 #include "pdiag/relax.hpp"
 
 /* An HM copy of the local block: A's own storage, or for CDM a copy kept
@@ -43,17 +44,23 @@ PetscErrorCode MatDiagHm_Private(Mat A, const Hm **hm)
 
 /* Puts hm into the diag matrix B (layout set): only its values when B is
    assembled with the same diagonals (nothing that depends on the structure
-   is redone, B's nonzero state stays), else as new storage. Assembles B. */
+   is redone, B's nonzero state stays; a CDM matrix takes them as compact
+   diagonals if hm's diagonals give its compact ones), else as new storage.
+   Assembles B. */
 PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm)
 {
-  Mat_Diag *b    = (Mat_Diag *)B->data;
-  PetscBool same = (B->assembled && b->scheme == pdiag::Scheme::HM && b->staged.empty() && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets) ? PETSC_TRUE : PETSC_FALSE, all_same;
+  Mat_Diag *b      = (Mat_Diag *)B->data;
+  bool      ready  = B->assembled && b->staged.empty();
+  bool      as_hm  = ready && b->scheme == pdiag::Scheme::HM && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets;
+  bool      as_cdm = ready && b->scheme == pdiag::Scheme::CDM && b->cdm.layout == hm.layout && pdiag::cdm_offsets_of(hm.layout, hm.offsets) == b->cdm.koffsets;
+  PetscBool same   = (as_hm || as_cdm) ? PETSC_TRUE : PETSC_FALSE, all_same;
 
   PetscFunctionBegin;
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B)));
   if (all_same) {
     PetscCall(MatDiagHostValuesEnsure_Private(b));
-    b->hm.val = std::move(hm.val);
+    if (as_hm) b->hm.val = std::move(hm.val);
+    else DiagCallKernel(b->cdm = pdiag::cdm_from_hm(hm));
     MatDiagValuesChanged(b);
   } else {
     PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));

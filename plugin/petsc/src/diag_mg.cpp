@@ -1,0 +1,123 @@
+/* PCMG on diag operators: the type of the grid transfers.
+
+   A DMDA makes its interpolation with the DM's matrix type only when that
+   is an aij type (DMCreateInterpolation_DA_*: ConvertToAIJ); for diag it
+   makes a host aij matrix. With CUDA vectors every restriction and
+   interpolation of a V-cycle would then copy the level's vectors to the
+   host, multiply there, and copy back, while aijcusparse's DMDA gets
+   aijcusparse transfers that stay on the device. The interpolation itself
+   is no candidate for diag storage (its diagonals are slanted bands, see
+   diag_product_companion.cpp).
+
+   So PCMG's set-up is wrapped: after PETSc's own (which made the
+   transfers and, with -pc_mg_galerkin, the coarse operators from them),
+   each level whose operator is a diag matrix whose vectors are CUDA
+   vectors (diagcuda, or diag with -dm_vec_type cuda) gets its
+   interpolation and restriction converted in place (the same Mat handles,
+   so the Galerkin products that hold them keep working) from host aij
+   (seqaij, mpiaij) to aijcusparse. -info reports each conversion.
+   -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
+   instead, for any level with a diag operator ("none": no conversion);
+   with host vectors the transfers are left alone by default. */
+#include "diag_impl.hpp"
+
+#include <petsc/private/pcimpl.h>
+#include <petsc/private/pcmgimpl.h>
+
+namespace {
+
+PetscErrorCode (*mg_create)(PC) = nullptr; /* PETSc's PCCreate_MG */
+PetscErrorCode (*mg_setup)(PC)  = nullptr; /* PETSc's PCSetUp_MG */
+
+/* The type the transfers into a level with operator A take, or "" for none. */
+PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)
+{
+  PetscBool isdiag = PETSC_FALSE, set, cuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  type[0] = 0;
+  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (!isdiag) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetString(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_transfer_type", type, len, &set));
+  if (set) {
+    PetscBool none;
+    PetscCall(PetscStrcmp(type, "none", &none));
+    if (none) type[0] = 0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (!cuda && A->defaultvectype) {
+    PetscBool bound;
+    char     *found = nullptr;
+    PetscCall(MatBoundToCPU(A, &bound));
+    PetscCall(PetscStrstr(A->defaultvectype, "cuda", &found));
+    cuda = (found && !bound) ? PETSC_TRUE : PETSC_FALSE;
+  }
+#if defined(PDIAG_PETSC_CUDA)
+  if (cuda) PetscCall(PetscStrncpy(type, MATAIJCUSPARSE, len));
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Converts the host aij transfer T in place to `type`. */
+PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscInt level)
+{
+  PetscBool plain, same;
+
+  PetscFunctionBegin;
+  if (!T) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)T, &plain, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCall(PetscObjectTypeCompare((PetscObject)T, type, &same));
+  if (!plain || same) PetscFunctionReturn(0); /* MAIJ (several fields), a user's type, or done */
+  PetscCall(PetscInfo(T, "diag: PCMG %s into level %" PetscInt_FMT " converted from %s to %s, where the level's diag operator computes\n", what, level, ((PetscObject)T)->type_name, type));
+  PetscCall(MatConvert(T, type, MAT_INPLACE_MATRIX, &T));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SetUp_MGDiag(PC pc)
+{
+  PC_MG *mg = (PC_MG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall((*mg_setup)(pc));
+  if (!mg->levels) PetscFunctionReturn(0);
+  for (PetscInt i = 1; i < mg->nlevels; i++) {
+    PC_MG_Levels *l = mg->levels[i];
+    Mat           A = nullptr;
+    char          type[64];
+    if (!l || !l->smoothd) continue;
+    PetscCall(KSPGetOperators(l->smoothd, &A, NULL));
+    PetscCall(TransferType(pc, A, type, sizeof(type)));
+    if (!type[0]) continue;
+    PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i));
+    if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode Create_MGDiag(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall((*mg_create)(pc));
+  if (!mg_setup) mg_setup = pc->ops->setup;
+  PetscCheck(mg_setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PCMG changed its set-up function");
+  pc->ops->setup = SetUp_MGDiag;
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+/* Wraps PCMG's set-up (see above). PCs built on PCMG (GAMG, HMG, ...) set
+   their own set-up after PCMG's creation and are not affected. */
+PetscErrorCode MatDiagRegisterMG_Private(void)
+{
+  PetscErrorCode (*create)(PC) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PCInitializePackage());
+  PetscCall(PetscFunctionListFind(PCList, PCMG, &create));
+  if (!create || create == Create_MGDiag) PetscFunctionReturn(0);
+  mg_create = create;
+  PetscCall(PCRegister(PCMG, Create_MGDiag));
+  PetscFunctionReturn(0);
+}
