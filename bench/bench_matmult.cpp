@@ -3,10 +3,11 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -types <diag,aij>   matrix types to compare (first is ours, second the peer)\n"
                            "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
                            "  -sor                also time MatSOR, one symmetric sweep with a zero initial guess (PCSOR's apply)\n"
-                           "  -sor_reps <k>       timed sweeps (median reported, default 5)\n"
+                           "  -sor_reps <k>       timed sweeps (median reported, default 5); diag's also with the other -mat_diag_cuda_graphs\n"
                            "  -ilu                also time ILU(0) (PCILU, natural ordering, one process): the numeric factorization, the first\n"
                            "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
-                           "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5)\n"
+                           "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5);\n"
+                           "                      diag's MatSolve also with the other -mat_diag_cuda_graphs (graphs vs one launch per level)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -94,6 +95,14 @@ struct Result {
      MatDiagFactToGPU; 0 for others: aijcusparse uploads in its numeric
      phase), the median MatSolve and PCApply, |MatSolve's result| */
   double ilu_setup = 0, ilu_numeric = 0, ilu_first = 0, ilu_upload = 0, ilu_solve = 0, ilu_apply = 0, ilu_norm = 0;
+  /* -ilu: the median MatSolve with -mat_diag_cuda_graphs the other way
+     (diag's GPU solves: CUDA graphs or one launch per level; ilu_graphs:
+     whether ilu_solve had the graphs) and |its result| */
+  double    ilu_solve_other = 0, ilu_norm_other = 0;
+  PetscBool ilu_graphs = PETSC_TRUE;
+  /* -sor: the same for MatSOR */
+  double    sor_other = 0, sor_norm_other = 0;
+  PetscBool sor_graphs = PETSC_TRUE;
 };
 
 /* The time of `run` once, synchronised. */
@@ -140,10 +149,31 @@ PetscErrorCode EventTime(const char *name, double *t)
   PetscFunctionReturn(0);
 }
 
+/* The median of reps runs of `run` with the other -mat_diag_cuda_graphs
+   (diag reads it at every MatSolve / MatSOR; graphs: the user's setting,
+   default true), after one warm-up run (the graph's recording), |y| after
+   them, then the user's setting back. */
+template <class Run>
+PetscErrorCode OtherGraphs(Run &&run, PetscInt reps, Vec y, PetscBool *graphs, double *t, double *norm)
+{
+  PetscBool set = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *graphs = PETSC_TRUE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_diag_cuda_graphs", graphs, &set));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", *graphs ? "0" : "1"));
+  PetscCall(run());
+  PetscCall(TimeMedian(run, reps, t));
+  PetscCall(VecNorm(y, NORM_2, norm));
+  if (set) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", *graphs ? "1" : "0"));
+  else PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+  PetscFunctionReturn(0);
+}
+
 /* -ilu: PCILU on A (ILU(0), natural ordering; diag: its factor on the
    diagonals, solved on the device with CUDA vectors; aijcusparse:
    cuSPARSE's), timed as Result says. */
-PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, Result *r)
+PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, bool diag, Result *r)
 {
   PC            pc;
   Mat           F;
@@ -167,6 +197,7 @@ PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, Result *r)
   PetscCall(TimeMedian([&]() { return MatSolve(F, x, y); }, o.ilu_reps, &r->ilu_solve));
   PetscCall(VecNorm(y, NORM_2, &r->ilu_norm));
   PetscCall(TimeMedian([&]() { return PCApply(pc, x, y); }, o.ilu_reps, &r->ilu_apply));
+  if (diag) PetscCall(OtherGraphs([&]() { return MatSolve(F, x, y); }, o.ilu_reps, y, &r->ilu_graphs, &r->ilu_solve_other, &r->ilu_norm_other));
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(0);
 }
@@ -215,10 +246,12 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   PetscCall(PetscTime(&t1));
   r->assembly = t1 - t0;
   PetscCall(VecDuplicate(x, &y));
-  if (o.ilu) PetscCall(MeasureILU(A, x, y, o, r));
+  const bool diag = !std::string(type).compare(0, 4, "diag"); /* only diag reads -mat_diag_cuda_graphs */
+  if (o.ilu) PetscCall(MeasureILU(A, x, y, o, diag, r));
   if (o.sor) {
     PetscCall(Median(A, x, y, 2, o.sor_reps, &r->sor));
     PetscCall(VecNorm(y, NORM_2, &r->sor_norm));
+    if (diag) PetscCall(OtherGraphs([&]() { return MatSOR(A, x, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, y); }, o.sor_reps, y, &r->sor_graphs, &r->sor_other, &r->sor_norm_other));
   }
   PetscCall(Median(A, x, y, 1, o.reps, &r->multt));
   PetscCall(Median(A, x, y, 0, o.reps, &r->mult));
@@ -327,8 +360,17 @@ int main(int argc, char **argv)
   const double sor_agree = o.sor ? PetscAbsReal(res[0].sor_norm - res[1].sor_norm) / res[1].sor_norm : 0.0;
   if (o.sor)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatSOR (one symmetric sweep, zero initial guess) median: %s %10.3f ms   %s %10.3f ms   ratio %.2fx   (|x| agree to %.1e)\n", o.types[0], 1e3 * res[0].sor, o.types[1], 1e3 * res[1].sor, res[1].sor / res[0].sor, sor_agree));
+  const bool   diag0           = !std::string(o.types[0]).compare(0, 4, "diag"); /* the other -mat_diag_cuda_graphs timed */
+  const double sor_other_agree = o.sor && diag0 ? PetscAbsReal(res[0].sor_norm_other - res[0].sor_norm) / res[0].sor_norm : 0.0;
+  if (o.sor && diag0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatSOR %-12s median: CUDA graphs %9.3f ms   one launch per level %9.3f ms   (-mat_diag_cuda_graphs; host vectors: neither; |x| agree to %.1e)\n", o.types[0], 1e3 * (res[0].sor_graphs ? res[0].sor : res[0].sor_other),
+                          1e3 * (res[0].sor_graphs ? res[0].sor_other : res[0].sor), sor_other_agree));
   const double ilu_agree = o.ilu ? PetscAbsReal(res[0].ilu_norm - res[1].ilu_norm) / res[1].ilu_norm : 0.0;
+  const double ilu_other_agree = o.ilu && diag0 ? PetscAbsReal(res[0].ilu_norm_other - res[0].ilu_norm) / res[0].ilu_norm : 0.0;
   if (o.ilu) {
+    if (diag0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s MatSolve median: CUDA graphs %9.3f ms   one launch per level %9.3f ms   (-mat_diag_cuda_graphs; host vectors: neither; |x| agree to %.1e)\n", o.types[0], 1e3 * (res[0].ilu_graphs ? res[0].ilu_solve : res[0].ilu_solve_other),
+                            1e3 * (res[0].ilu_graphs ? res[0].ilu_solve_other : res[0].ilu_solve), ilu_other_agree));
     for (int t = 0; t < 2; t++)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s PCSetUp %9.4f s   numeric factorization %9.4f s   first MatSolve %9.3f ms (factor upload %9.3f ms)   MatSolve median %9.3f ms   PCApply median %9.3f ms\n", o.types[t], res[t].ilu_setup, res[t].ilu_numeric,
                             1e3 * res[t].ilu_first, 1e3 * res[t].ilu_upload, 1e3 * res[t].ilu_solve, 1e3 * res[t].ilu_apply));
@@ -350,7 +392,9 @@ int main(int argc, char **argv)
   }
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
   PetscCheck(ilu_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different ILU(0) solves (%.3e)", ilu_agree);
+  PetscCheck(ilu_other_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_cuda_graphs 0 and 1 give different ILU(0) solves (%.3e)", ilu_other_agree);
   PetscCheck(sor_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different SOR sweeps (%.3e)", sor_agree);
+  PetscCheck(sor_other_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_cuda_graphs 0 and 1 give different SOR sweeps (%.3e)", sor_other_agree);
   PetscCall(VecDestroy(&x));
   PetscCall(DMDestroy(&da));
   PetscCall(PetscFinalize());

@@ -56,11 +56,32 @@ __device__ __forceinline__ void subtract(const Meta<Shared>& M, Index nd, Index 
   }
 }
 
+// The vectors of sweeps recorded as a CUDA graph (SorGraph): the graph's
+// kernels read them from this device struct, written by the graph's first
+// node (bind_kernel), so that new vectors change that node's parameters
+// only, not one launch's per level.
+template <class T>
+struct SorIo {
+  const T* b;
+  T* x;
+};
+
+template <class T>
+__global__ void sor_bind_kernel(SorIo<T>* io, const T* b, T* x) {
+  io->b = b;
+  io->x = x;
+}
+
+// io null: the vectors are b and x (per-level launches); otherwise io's
 template <Phase P, bool Shared, class T>
 __global__ void __launch_bounds__(kBlock)
-    sor_level_kernel(HmView<const T> A, const T* __restrict__ b, T* __restrict__ x, T omega,
+    sor_level_kernel(HmView<const T> A, const T* __restrict__ b, T* __restrict__ x, const SorIo<T>* io, T omega,
                      const T* __restrict__ mdiag, const T* __restrict__ idiag, T* __restrict__ t,
                      const Index* __restrict__ rows, Index n) {
+  if (io) {
+    b = io->b;
+    x = io->x;
+  }
   __shared__ Index s_meta[Shared ? 2 * kSharedDiagonals : 1];
   const Index nd = A.ndiag, m = A.layout.nrows;
   if (Shared) {
@@ -93,16 +114,16 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 template <Phase P, class T>
-cudaError_t run_levels(const HmView<const T>& A, const T* b, T* x, T omega, const T* mdiag, const T* idiag, T* t,
-                       const LevelsView& L, cudaStream_t stream) {
+cudaError_t run_levels(const HmView<const T>& A, const T* b, T* x, const SorIo<T>* io, T omega, const T* mdiag,
+                       const T* idiag, T* t, const LevelsView& L, cudaStream_t stream) {
   for (Index l = 0; l < L.nlevels; ++l) {
     const Index n = L.level_ptr[l + 1] - L.level_ptr[l];
     if (n == 0) continue;
     const unsigned blocks = grid::blocks_for(n, kBlock);
     if (A.ndiag <= kSharedDiagonals)
-      sor_level_kernel<P, true, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
+      sor_level_kernel<P, true, T><<<blocks, kBlock, 0, stream>>>(A, b, x, io, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
     else
-      sor_level_kernel<P, false, T><<<blocks, kBlock, 0, stream>>>(A, b, x, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
+      sor_level_kernel<P, false, T><<<blocks, kBlock, 0, stream>>>(A, b, x, io, omega, mdiag, idiag, t, L.rows + L.level_ptr[l], n);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
   }
@@ -116,26 +137,31 @@ bool covers(const LevelsView& L, Index m) {
   return L.level_ptr[L.nlevels] == m;
 }
 
-}  // namespace
-
+// hm_sor's argument checks: cudaErrorInvalidValue, or cudaSuccess
 template <class T>
-cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, nodeduce_t<T> omega, SorSweeps sw, Index its,
-                   const nodeduce_t<T>* mdiag, const nodeduce_t<T>* idiag, T* t, const LevelsView& fwd,
-                   const LevelsView& bwd, cudaStream_t stream) {
+cudaError_t check_sor(const HmView<const T>& A, SorSweeps sw, Index its, const LevelsView& fwd, const LevelsView& bwd) {
   const Index m = A.layout.nrows;
   if (!A.layout.is_full() || !A.layout.is_square() || A.ndiag < 0 || its < 0) return cudaErrorInvalidValue;
   if ((sw.forward && !covers(fwd, m)) || (sw.backward && !covers(bwd, m))) return cudaErrorInvalidValue;
-  if (m == 0) return cudaSuccess;
+  return cudaSuccess;
+}
+
+// The launches of checked sweeps on stream, with the vectors b, x or (io
+// non-null) those io holds when they run.
+template <class T>
+cudaError_t enqueue_sor(const HmView<const T>& A, const T* b, T* x, const SorIo<T>* io, T omega, SorSweeps sw, Index its,
+                        const T* mdiag, const T* idiag, T* t, const LevelsView& fwd, const LevelsView& bwd,
+                        cudaStream_t stream) {
   cudaError_t e = cudaSuccess;
   bool from_t = false;  // the reference's xb == t
   if (sw.zero_initial_guess && its > 0) {
     if (sw.forward) {
-      if ((e = run_levels<Phase::FwdZero>(A, b, x, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
+      if ((e = run_levels<Phase::FwdZero>(A, b, x, io, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
       from_t = true;
     }
     if (sw.backward) {
-      e = from_t ? run_levels<Phase::BwdT>(A, b, x, omega, mdiag, idiag, t, bwd, stream)
-                 : run_levels<Phase::BwdZeroB>(A, b, x, omega, mdiag, idiag, t, bwd, stream);
+      e = from_t ? run_levels<Phase::BwdT>(A, b, x, io, omega, mdiag, idiag, t, bwd, stream)
+                 : run_levels<Phase::BwdZeroB>(A, b, x, io, omega, mdiag, idiag, t, bwd, stream);
       if (e != cudaSuccess) return e;
     }
     --its;
@@ -143,17 +169,142 @@ cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, noded
   while (its-- > 0) {
     from_t = false;
     if (sw.forward) {
-      if ((e = run_levels<Phase::Fwd>(A, b, x, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
+      if ((e = run_levels<Phase::Fwd>(A, b, x, io, omega, mdiag, idiag, t, fwd, stream)) != cudaSuccess) return e;
       from_t = true;
     }
     if (sw.backward) {
-      e = from_t ? run_levels<Phase::BwdT>(A, b, x, omega, mdiag, idiag, t, bwd, stream)
-                 : run_levels<Phase::BwdFull>(A, b, x, omega, mdiag, idiag, t, bwd, stream);
+      e = from_t ? run_levels<Phase::BwdT>(A, b, x, io, omega, mdiag, idiag, t, bwd, stream)
+                 : run_levels<Phase::BwdFull>(A, b, x, io, omega, mdiag, idiag, t, bwd, stream);
       if (e != cudaSuccess) return e;
     }
   }
   return cudaSuccess;
 }
+
+}  // namespace
+
+template <class T>
+cudaError_t hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, nodeduce_t<T> omega, SorSweeps sw, Index its,
+                   const nodeduce_t<T>* mdiag, const nodeduce_t<T>* idiag, T* t, const LevelsView& fwd,
+                   const LevelsView& bwd, cudaStream_t stream) {
+  const cudaError_t e = check_sor<T>(A, sw, its, fwd, bwd);
+  if (e != cudaSuccess || A.layout.nrows == 0) return e;
+  return enqueue_sor<T>(A, b, x, nullptr, omega, sw, its, mdiag, idiag, t, fwd, bwd, stream);
+}
+
+template <class T>
+SorGraph<T>::~SorGraph() {
+  reset();
+}
+
+template <class T>
+void SorGraph<T>::drop(Slot& s) noexcept {
+  // errors ignored: nothing left to do with a handle that cannot be freed
+  if (s.exec) cudaGraphExecDestroy(s.exec);
+  if (s.graph) cudaGraphDestroy(s.graph);
+  if (s.io) cudaFree(s.io);
+  s = Slot{};
+}
+
+template <class T>
+void SorGraph<T>::reset() noexcept {
+  for (Slot& s : slots_) drop(s);
+}
+
+template <class T>
+cudaError_t SorGraph<T>::record(Slot& s, const Key& key, const HmView<const T>& A, const T* b, T* x, T omega,
+                                SorSweeps sw, Index its, const T* mdiag, const T* idiag, T* t, const LevelsView& fwd,
+                                const LevelsView& bwd) {
+  drop(s);
+  cudaError_t e = cudaMalloc(&s.io, sizeof(SorIo<T>));
+  if (e != cudaSuccess) {
+    s.io = nullptr;
+    return e;
+  }
+  // a private stream: the caller's may be the legacy default stream, which cannot be captured
+  cudaStream_t cs = nullptr;
+  if ((e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking)) != cudaSuccess) {
+    drop(s);
+    return e;
+  }
+  e = cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    SorIo<T>* io = static_cast<SorIo<T>*>(s.io);
+    sor_bind_kernel<T><<<1, 1, 0, cs>>>(io, b, x);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = enqueue_sor<T>(A, nullptr, nullptr, io, omega, sw, its, mdiag, idiag, t, fwd, bwd, cs);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ee = cudaStreamEndCapture(cs, &graph);  // always ends the capture
+    if (e == cudaSuccess) e = ee;
+    s.graph = graph;
+  }
+  const cudaError_t es = cudaStreamDestroy(cs);
+  if (e == cudaSuccess) e = es;
+  if (e == cudaSuccess && !s.graph) e = cudaErrorStreamCaptureInvalidated;
+  // the bind node: the graph's one root (the capture is one chain)
+  std::size_t nroots = 0;
+  if (e == cudaSuccess) e = cudaGraphGetRootNodes(s.graph, nullptr, &nroots);
+  if (e == cudaSuccess && nroots != 1) e = cudaErrorInvalidValue;
+  if (e == cudaSuccess) e = cudaGraphGetRootNodes(s.graph, &s.bind, &nroots);
+  if (e == cudaSuccess) e = cudaGraphInstantiate(&s.exec, s.graph, 0);
+  if (e != cudaSuccess) {
+    drop(s);
+    return e;
+  }
+  s.b = b;
+  s.x = x;
+  s.key = key;
+  ++recordings_;
+  return cudaSuccess;
+}
+
+template <class T>
+cudaError_t SorGraph<T>::sweep(const HmView<const T>& A, const T* b, T* x, T omega, SorSweeps sw, Index its,
+                               const T* mdiag, const T* idiag, T* t, const LevelsView& fwd, const LevelsView& bwd,
+                               cudaStream_t stream) {
+  cudaError_t e = check_sor<T>(A, sw, its, fwd, bwd);
+  if (e != cudaSuccess || A.layout.nrows == 0) return e;
+  const Key key{A.layout.nrows_global, A.layout.ncols, A.layout.row_begin, A.layout.nrows, A.ndiag, A.offsets, A.start,
+                A.val, omega, sw.forward, sw.backward, sw.zero_initial_guess, its, mdiag, idiag, t,
+                sw.forward ? fwd.nlevels : 0, sw.forward ? fwd.rows : nullptr, sw.backward ? bwd.nlevels : 0,
+                sw.backward ? bwd.rows : nullptr};
+  Slot* s = nullptr;
+  for (Slot& c : slots_)
+    if (c.exec && c.key == key) s = &c;
+  if (!s) {  // an empty slot, else the least recently used
+    for (Slot& c : slots_)
+      if (!s && !c.exec) s = &c;
+    if (!s) {
+      s = &slots_[0];
+      for (Slot& c : slots_)
+        if (c.used < s->used) s = &c;
+    }
+    if ((e = record(*s, key, A, b, x, omega, sw, its, mdiag, idiag, t, fwd, bwd)) != cudaSuccess) return e;
+  } else if (s->b != b || s->x != x) {
+    SorIo<T>* io = static_cast<SorIo<T>*>(s->io);
+    void* args[] = {&io, &b, &x};
+    cudaKernelNodeParams kp{};
+    kp.func = reinterpret_cast<void*>(sor_bind_kernel<T>);
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(1);
+    kp.sharedMemBytes = 0;
+    kp.kernelParams = args;
+    kp.extra = nullptr;
+    if ((e = cudaGraphExecKernelNodeSetParams(s->exec, s->bind, &kp)) != cudaSuccess) {
+      drop(*s);
+      return e;
+    }
+    s->b = b;
+    s->x = x;
+  }
+  s->used = ++clock_;
+  e = cudaGraphLaunch(s->exec, stream);
+  if (e != cudaSuccess) drop(*s);
+  return e;
+}
+
+template class SorGraph<double>;
+template class SorGraph<float>;
 
 template cudaError_t hm_sor<double>(const HmView<const double>&, const double*, double*, double, SorSweeps, Index,
                                     const double*, const double*, double*, const LevelsView&, const LevelsView&,

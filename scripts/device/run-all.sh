@@ -144,7 +144,12 @@ if has sor; then
   # MatSOR on the device (diag: level-scheduled sweeps, kernels/src/sor.cu)
   # against aijcusparse (its sweeps run on the host): one symmetric sweep
   # with a zero initial guess (PCSOR's apply), 3D 7-point at 129^3 and 257^3;
-  # then CG + SOR in ex45 at 129^3 with both types (same iterations, KSPSolve time)
+  # then CG + SOR in ex45 at 129^3 with both types (same iterations, KSPSolve time).
+  # diag's sweeps replay a CUDA graph of the level launches; bench_matmult
+  # also times them with one launch per level (-mat_diag_cuda_graphs 0), and
+  # ex45 runs diag both ways; test_sor_cuda checks both paths
+  run sor.test_sor_cuda bin/test_sor_cuda
+  run sor.test_sor_cuda.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_sor_cuda
   B="bin/bench_matmult -dm_vec_type cuda -types diag,aijcusparse -sor -sor_reps 5 -reps 5"
   run sor.3d7.random.n129 $B -n 129
   run sor.3d7.random.n257 $B -n 257 -log_view -log_view_gpu_time
@@ -153,7 +158,8 @@ if has sor; then
     [ $t = diag ] && P="$P -dll_append $PWD/lib/libpetscdiag.so"
     run sor.ex45.129.$t $P
   done
-  { grep -h -A6 "rank(s)" "$OUT"/sor.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^MatSOR " "$OUT"/sor.ex45.*.log; } > "$OUT/sor-tables.txt"
+  run sor.ex45.129.diag-nographs $P -mat_diag_cuda_graphs 0
+  { grep -h -A7 "rank(s)" "$OUT"/sor.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^MatSOR " "$OUT"/sor.ex45.*.log; } > "$OUT/sor-tables.txt"
 fi
 if has ilu; then
   # ILU(0) / ICC(0) on the device (diag: level-scheduled triangular solves,
@@ -165,7 +171,10 @@ if has ilu; then
   # one ILU(0) MatSolve and PCApply against aijcusparse's (cuSPARSE), 3D
   # 7-point random coefficients at 129^3 and 257^3, with the host
   # factorization and upload times; then CG + ILU in ex45 at 129^3 with both
-  # types (same iterations, KSPSolve time)
+  # types (same iterations, KSPSolve time). diag's solves replay CUDA graphs
+  # of the level launches; bench_matmult also times MatSolve with one launch
+  # per level (-mat_diag_cuda_graphs 0), ex45 runs diag both ways, and
+  # test_factor_solve_cuda checks both paths
   run ilu.test_factor_levels bin/test_factor_levels
   run ilu.test_factor_solve_cuda bin/test_factor_solve_cuda
   run ilu.test_factor_solve_cuda.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_factor_solve_cuda
@@ -180,7 +189,8 @@ if has ilu; then
     [ $t = diag ] && P="$P -dll_append $PWD/lib/libpetscdiag.so"
     run ilu.ex45.129.$t $P
   done
-  { grep -h -A8 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu.*.log; } > "$OUT/ilu-tables.txt"
+  run ilu.ex45.129.diag-nographs $P -mat_diag_cuda_graphs 0
+  { grep -h -A9 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu.*.log; } > "$OUT/ilu-tables.txt"
 fi
 if has benchprod; then
   # the paper's Table 2 (n = 10^4, 200-600 diagonals; dgB of row 3 is 400 by its nzB),

@@ -10,7 +10,10 @@
 // multiply-adds (relative 1e-13); a broken dependency reads a value that
 // is not final and differs at order one. Also: more diagonals than the
 // kernel stages in shared memory, invalid schedules and factors refused,
-// the float instantiation. Without a CUDA device: SKIPPED, exit 77.
+// the float instantiation. Each solve also by FactorSolveGraphs (recorded
+// CUDA graphs of the same launches): the same results, vectors rebound
+// between replays, graphs recorded once per solve and again after reset or
+// for other schedules. Without a CUDA device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE factor_solve_cuda
 #define BOOST_TEST_NO_MAIN
 #define BOOST_TEST_ALTERNATIVE_INIT_API
@@ -53,11 +56,15 @@ struct DeviceFactor {
   }
 };
 
-/// Every solve of t on the device against the sequential CPU solve.
+/// Every solve of t on the device against the sequential CPU solve, by
+/// per-level launches and by the recorded graphs (FactorSolveGraphs: each
+/// solve's graph recorded once, then replayed with other vectors).
 void compare_solves(const std::string& name, const TestFactor& t, std::mt19937_64& rng, cudaStream_t stream) {
   const Index n = t.F.layout.nrows;
   const DeviceFactor<double> dF(t.F, t.base, factor_schedules(t));
   const auto sched = dF.schedules();
+  cuda::FactorSolveGraphs<double> graphs;
+  long solves = 0;
   if (!t.ilu) BOOST_TEST_REQUIRE(hm_icc_halves_defined(t.rows()));
   for (FactorSolve s : solves_of(t)) {
     BOOST_TEST_CONTEXT(name << ", " << solve_name(s)) {
@@ -73,8 +80,37 @@ void compare_solves(const std::string& name, const TestFactor& t, std::mt19937_6
       PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve(dF.view(), s, db.get(), db.get(), sched.data(), stream));  // in place
       sync_checked(stream, "hm_factor_solve in place");
       BOOST_TEST(rel_err(db.download(), ref) < 1e-13);
+      // the graph: recorded with (b, x), replayed in place, then with other
+      // arrays (the bound vectors change between replays)
+      DeviceArray<double> gb(b), gx(x0), gb2(b), gx2(x0);
+      PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), s, gb.get(), gx.get(), sched.data(), stream));
+      sync_checked(stream, "graph solve");
+      BOOST_TEST(rel_err(gx.download(), ref) < 1e-13);
+      BOOST_TEST(rel_err(gb.download(), b) == 0.0);
+      ++solves;
+      BOOST_TEST(graphs.recordings() == solves);
+      PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), s, gb.get(), gb.get(), sched.data(), stream));
+      sync_checked(stream, "graph solve in place");
+      BOOST_TEST(rel_err(gb.download(), ref) < 1e-13);
+      PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), s, gb2.get(), gx2.get(), sched.data(), stream));
+      PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), s, gb2.get(), gx2.get(), sched.data(), stream));  // same vectors again
+      sync_checked(stream, "graph solve, other vectors");
+      BOOST_TEST(rel_err(gx2.download(), ref) < 1e-13);
+      BOOST_TEST(rel_err(gx.download(), ref) < 1e-13);  // the first x not written again
+      BOOST_TEST(graphs.recordings() == solves);          // replayed, not recorded again
     }
   }
+  // reset drops the graphs: the next solve records again and is still right
+  graphs.reset();
+  const FactorSolve s0 = solves_of(t).front();
+  const std::vector<double> b = random_vector(n, rng);
+  std::vector<double> ref;
+  BOOST_TEST_REQUIRE(reference_solve(t, s0, b, ref));
+  DeviceArray<double> db(b);
+  PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), s0, db.get(), db.get(), sched.data(), stream));
+  sync_checked(stream, "graph solve after reset");
+  BOOST_TEST(rel_err(db.download(), ref) < 1e-13);
+  BOOST_TEST(graphs.recordings() == solves + 1);
 }
 
 }  // namespace
@@ -132,6 +168,19 @@ BOOST_AUTO_TEST_CASE(refuses_bad_schedules_and_factors) {
                                    stream) == cudaErrorInvalidValue);
   BOOST_TEST(cuda::hm_factor_solve(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), nullptr, stream) ==
              cudaErrorInvalidValue);
+  // the graphs check the same, and record nothing for a refused solve
+  cuda::FactorSolveGraphs<double> graphs;
+  BOOST_TEST(graphs.solve(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), sched.data(), stream) == cudaErrorInvalidValue);
+  BOOST_TEST(graphs.solve(no_main, FactorSolve::IluSolveTranspose, v.get(), v.get(), dF.schedules().data(), stream) ==
+             cudaErrorInvalidValue);
+  BOOST_TEST(graphs.solve(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), nullptr, stream) == cudaErrorInvalidValue);
+  BOOST_TEST(graphs.recordings() == 0);
+  // a schedule with other rows (re-uploaded elsewhere) is recorded again
+  PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), FactorSolve::IluSolveTranspose, v.get(), v.get(), sched.data(), stream));
+  const DeviceFactor<double> dF2(t.F, t.base, factor_schedules(t));
+  PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), FactorSolve::IluSolveTranspose, v.get(), v.get(), dF2.schedules().data(), stream));
+  sync_checked(stream, "graph solves");
+  BOOST_TEST(graphs.recordings() == 2);
 }
 
 BOOST_AUTO_TEST_CASE(float_instantiation) {
@@ -153,7 +202,15 @@ BOOST_AUTO_TEST_CASE(float_instantiation) {
   DeviceArray<float> db(b), dx(std::vector<float>(static_cast<std::size_t>(n), 0.0f));
   PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve(dF.view(), FactorSolve::IluSolve, db.get(), dx.get(), dF.schedules().data(), stream));
   sync_checked(stream, "float hm_factor_solve");
-  const std::vector<float> g = dx.download();
+  std::vector<float> g = dx.download();
+  // the float graph gives the same launches' result
+  cuda::FactorSolveGraphs<float> graphs;
+  DeviceArray<float> gx(std::vector<float>(static_cast<std::size_t>(n), 0.0f));
+  PDIAG_CUDA_REQUIRE(graphs.solve(dF.view(), FactorSolve::IluSolve, db.get(), gx.get(), dF.schedules().data(), stream));
+  sync_checked(stream, "float graph solve");
+  const std::vector<float> gg = gx.download();
+  BOOST_TEST((gg == g));
+  g = gg;
   double num = 0, den = 0;
   for (Index i = 0; i < n; ++i) {
     num += double(g[i] - x[i]) * double(g[i] - x[i]);

@@ -9,7 +9,9 @@
 // schedule that broke a dependency would read a stale neighbour and differ
 // at order one. x starts random (also with a zero initial guess, which must
 // ignore it). Also: more diagonals than the kernel stages in shared
-// memory, invalid schedules refused, the float instantiation.
+// memory, invalid schedules refused, the float instantiation. Every
+// variant also by SorGraph (the launches recorded as a CUDA graph): the same
+// result, replayed with other vectors without recording again.
 // Without a CUDA device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE sor_cuda
 #define BOOST_TEST_NO_MAIN
@@ -55,6 +57,10 @@ void compare_all(const std::string& name, const HmMatrix<double>& A, std::mt1993
   const DeviceLevels bwd(hm_level_schedule(A.view(), SweepDirection::Backward));
   const std::vector<double> b = random_vector(m, rng), x0 = random_vector(m, rng);
   DeviceArray<double> db(b), dx(x0), dt(std::vector<double>(static_cast<std::size_t>(m), 0.0));
+  // the graph path: recorded per variant (its arguments change), replayed with other vectors
+  cuda::SorGraph<double> graph;
+  DeviceArray<double> gb(b), rx(x0), gb2(b), rx2(x0);
+  long variants = 0;
   for (int which = 0; which < 3; ++which)
     for (bool zero : {false, true})
       for (double omega : {1.0, 1.4})
@@ -78,6 +84,27 @@ void compare_all(const std::string& name, const HmMatrix<double>& A, std::mt1993
               const std::vector<double> gx = dx.download();
               BOOST_TEST(rel_err(gx, x) < 1e-13);
               BOOST_TEST(rel_err(x, x0) > 1e-3);  // the sweep did something
+              rx.upload(x0);
+              rx2.upload(x0);
+              PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), gb.get(), rx.get(), omega, sw, its, dm.get(), di.get(), dt.get(),
+                                             fwd.view(), bwd.view(), stream));
+              sync_checked(stream, "SorGraph sweep");
+              BOOST_TEST(rel_err(rx.download(), x) < 1e-13);
+              BOOST_TEST(graph.recordings() == ++variants);
+              PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), gb2.get(), rx2.get(), omega, sw, its, dm.get(), di.get(),
+                                             dt.get(), fwd.view(), bwd.view(), stream));
+              sync_checked(stream, "SorGraph sweep, other vectors");
+              BOOST_TEST(rel_err(rx2.download(), x) < 1e-13);
+              BOOST_TEST(rel_err(rx.download(), x) < 1e-13);  // the first x not written again
+              BOOST_TEST(rel_err(gb2.download(), b) == 0.0);
+              BOOST_TEST(graph.recordings() == variants);  // replayed, not recorded again
+              // back to the first vectors: a sweep from x (or the zero guess) again
+              rx.upload(x0);
+              PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), gb.get(), rx.get(), omega, sw, its, dm.get(), di.get(), dt.get(),
+                                             fwd.view(), bwd.view(), stream));
+              sync_checked(stream, "SorGraph sweep, first vectors");
+              BOOST_TEST(rel_err(rx.download(), x) < 1e-13);
+              BOOST_TEST(graph.recordings() == variants);
             }
           }
 }
@@ -126,6 +153,32 @@ BOOST_AUTO_TEST_CASE(refuses_bad_schedules) {
   const DeviceHm<double> dR(R);
   BOOST_TEST(cuda::hm_sor(dR.view(), v.get(), v.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), fwd.view(),
                           stream) == cudaErrorInvalidValue);
+  // the graph checks the same and records nothing for a refused sweep
+  cuda::SorGraph<double> graph;
+  sw.backward = true;
+  BOOST_TEST(graph.sweep(dA.view(), v.get(), v.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(),
+                         stream) == cudaErrorInvalidValue);
+  sw.backward = false;
+  BOOST_TEST(graph.sweep(dR.view(), v.get(), v.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), fwd.view(),
+                         stream) == cudaErrorInvalidValue);
+  BOOST_TEST(graph.recordings() == 0);
+  // reset drops it: the next sweep records again
+  DeviceArray<double> w(std::vector<double>(static_cast<std::size_t>(m), 1.0));
+  PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+  graph.reset();
+  PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+  sync_checked(stream, "SorGraph after reset");
+  BOOST_TEST(graph.recordings() == 2);
+  // two argument sets alternating (a smoother's sweeps with and without a
+  // zero initial guess) keep their graphs: each recorded once
+  SorSweeps zero = sw;
+  zero.zero_initial_guess = true;
+  for (int k = 0; k < 3; ++k) {
+    PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, zero, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+    PDIAG_CUDA_REQUIRE(graph.sweep(dA.view(), v.get(), w.get(), 1.0, sw, 1, v.get(), v.get(), v.get(), fwd.view(), bad.view(), stream));
+  }
+  sync_checked(stream, "SorGraph alternating");
+  BOOST_TEST(graph.recordings() == 3);
 }
 
 BOOST_AUTO_TEST_CASE(float_instantiation) {

@@ -309,7 +309,8 @@ PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *
 /* MatSOR with CUDA vectors (on the device for HM storage) against host
    vectors (the sequential sweeps on the host): every sweep type (in
    parallel the local ones, as aij), with and without a zero initial
-   guess, omega, shift, its and lits, to rounding. On a copy of A made
+   guess, omega, shift, its and lits, to rounding, by the recorded CUDA
+   graph and by one launch per level (-mat_diag_cuda_graphs 0). On a copy of A made
    diagonally dominant (A has a main diagonal). */
 PetscErrorCode CompareSOR(Mat A0, const std::string &name)
 {
@@ -335,16 +336,19 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
   for (int g = size == 1 ? 0 : 1; g < 2; g++)
     for (int t = 0; t < 3; t++)
       for (PetscBool zero : {PETSC_FALSE, PETSC_TRUE})
-        for (Param q : {Param{1.0, 0.0, 1, 1}, Param{1.3, 0.2, 2, 2}}) {
-          const MatSORType flag = (MatSORType)((g == 0 ? global[t] : local[t]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
-          PetscCall(VecCopy(x0, xh));
-          PetscCall(Retyped(x0, device_vec, &xd));
-          PetscCall(MatSOR(A, bh, q.omega, flag, q.shift, q.its, q.lits, xh));
-          PetscCall(MatSOR(A, bd, q.omega, flag, q.shift, q.its, q.lits, xd));
-          const PetscReal e = RelDiff(xd, xh);
-          Check(e <= 1e-12, name + " MatSOR flag " + std::to_string((int)flag) + " omega " + std::to_string(q.omega) + " its " + std::to_string(q.its) + " lits " + std::to_string(q.lits) + ": " + std::to_string(e));
-          PetscCall(VecDestroy(&xd));
-        }
+        for (Param q : {Param{1.0, 0.0, 1, 1}, Param{1.3, 0.2, 2, 2}})
+          for (PetscBool graphs : {PETSC_TRUE, PETSC_FALSE}) { /* the recorded CUDA graph, then one launch per level */
+            const MatSORType flag = (MatSORType)((g == 0 ? global[t] : local[t]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
+            PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", graphs ? "1" : "0"));
+            PetscCall(VecCopy(x0, xh));
+            PetscCall(Retyped(x0, device_vec, &xd));
+            PetscCall(MatSOR(A, bh, q.omega, flag, q.shift, q.its, q.lits, xh));
+            PetscCall(MatSOR(A, bd, q.omega, flag, q.shift, q.its, q.lits, xd));
+            PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+            const PetscReal e = RelDiff(xd, xh);
+            Check(e <= 1e-12, name + " MatSOR flag " + std::to_string((int)flag) + " omega " + std::to_string(q.omega) + " its " + std::to_string(q.its) + " lits " + std::to_string(q.lits) + (graphs ? "" : " (-mat_diag_cuda_graphs 0)") + ": " + std::to_string(e));
+            PetscCall(VecDestroy(&xd));
+          }
   for (Vec v : {bh, x0, xh, bd}) PetscCall(VecDestroy(&v));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
@@ -355,7 +359,8 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
    (level-scheduled triangular solves on the device) against host vectors
    (the sequential solves on the host): MatSolve, MatSolveTranspose and
    ICC's MatForwardSolve / MatBackwardSolve, to rounding, twice (the second
-   solve reuses the uploaded factor), and again after a numeric
+   solve reuses the uploaded factor and replays its CUDA graph; a third with
+   -mat_diag_cuda_graphs 0, one launch per level), and again after a numeric
    refactorization with new values (the device copy must follow). On a copy
    of A made diagonally dominant. */
 PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
@@ -389,14 +394,16 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
       if (ft == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A, &info));
       else PetscCall(MatCholeskyFactorNumeric(F, A, &info));
       for (int op = 0; op < (ft == MAT_FACTOR_ILU ? 2 : 4); op++)
-        for (int rep = 0; rep < 2; rep++) {
+        for (int rep = 0; rep < 3; rep++) { /* rep 0, 1: the recorded CUDA graph, rep 2: one launch per level */
           const char *opname[] = {"MatSolve", "MatSolveTranspose", "MatForwardSolve", "MatBackwardSolve"};
           PetscErrorCode (*apply[])(Mat, Vec, Vec) = {MatSolve, MatSolveTranspose, MatForwardSolve, MatBackwardSolve};
           PetscCall(VecSet(xd, 7.0)); /* a stale x must not leak into the result */
           PetscCall(apply[op](F, bh, xh));
+          if (rep == 2) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", "0"));
           PetscCall(apply[op](F, bd, xd));
+          if (rep == 2) PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
           const PetscReal e = RelDiff(xd, xh), moved = RelDiff(xh, bh);
-          Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + (rep ? " (again)" : "") + ": difference " + std::to_string(e));
+          Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + (rep == 1 ? " (again)" : rep == 2 ? " (-mat_diag_cuda_graphs 0)" : "") + ": difference " + std::to_string(e));
         }
     }
     PetscCall(MatDestroy(&F));

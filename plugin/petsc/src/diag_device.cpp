@@ -58,6 +58,7 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
+  MatDiagSORGraphDestroy_Private(&d.sor_graph); /* first: it holds addresses of the arrays freed below */
   for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot, (void *)d.rows, (void *)d.sor_rows, (void *)d.sor_diag}) {
     if (p) DiagCallCUDA(cudaFree(p));
   }

@@ -14,7 +14,15 @@
    factor (they depend on where its zeros are) and uploaded: L and U by rows
    for MatSolve, U^T and L^T by columns for MatSolveTranspose (ICC: U^T and
    U). All of it is timed by the event MatDiagFactToGPU; later solves copy
-   nothing between host and device. */
+   nothing between host and device.
+
+   A solve with hundreds of levels is bound by the launches (a few
+   microseconds each), so by default each kind of solve is recorded once as
+   a CUDA graph of its launches (pdiag::cuda::FactorSolveGraphs) and
+   replayed by one cudaGraphLaunch; the graphs are dropped whenever the
+   factor or a schedule is uploaded again. Options Database Keys:
+.  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline); read at every
+   solve, with the factor's prefix (bjacobi's blocks: -sub_mat_diag_cuda_graphs), else without */
 #include "diag_factor_device.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
@@ -35,6 +43,7 @@ struct DiagFactorDevice {
   std::array<Index *, pdiag::kSolveScheduleKinds>            rows{};
   std::array<std::size_t, pdiag::kSolveScheduleKinds>        rows_cap{};
   std::array<bool, pdiag::kSolveScheduleKinds>               have{};
+  pdiag::cuda::FactorSolveGraphs<PetscScalar>                graphs; /* dropped (reset) at every upload: they hold its addresses */
 
   ~DiagFactorDevice()
   {
@@ -83,6 +92,7 @@ static PetscErrorCode UploadFactor(DiagFactorDevice &d, const Hm &F)
     DiagCallKernel(d.halves_defined = pdiag::hm_icc_halves_defined(host));
   }
   d.have.fill(false);
+  d.graphs.reset();
   PetscFunctionReturn(0);
 }
 
@@ -104,6 +114,7 @@ static PetscErrorCode EnsureSchedules(Mat F, DiagFactorDevice &d, const Hm &fact
     PetscCall(PetscInfo(F, "diag: level schedule %d of the factor on the GPU: %" PetscInt_FMT " rows, %" PetscInt_FMT " levels\n", (int)kind, (PetscInt)d.n, (PetscInt)s.nlevels()));
     d.level_ptr[k] = std::move(s.level_ptr);
     d.have[k]      = true;
+    d.graphs.reset();
   }
   PetscFunctionReturn(0);
 }
@@ -132,10 +143,17 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
   std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
   for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
+  PetscBool                                graphs = PETSC_TRUE, set = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, ((PetscObject)F)->prefix, "-mat_diag_cuda_graphs", &graphs, &set));
+  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, NULL, "-mat_diag_cuda_graphs", &graphs, NULL));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArrayWrite(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::hm_factor_solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
+  if (graphs) {
+    const long recorded = d.graphs.recordings();
+    DiagCallCUDA(d.graphs.solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
+    if (d.graphs.recordings() != recorded) PetscCall(PetscInfo(F, "diag: solve %d of the factor recorded as a CUDA graph\n", (int)what));
+  } else DiagCallCUDA(pdiag::cuda::hm_factor_solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayWrite(xx, &x));
   PetscCall(VecCUDARestoreArrayRead(bb, &b));

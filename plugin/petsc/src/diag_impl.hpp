@@ -50,6 +50,8 @@ extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, 
    of y for transposes): gathered into a sequential work vector whose layout
    is a sorted list of merged column intervals. shift[] gives, per stored
    diagonal (2 per compact diagonal for CDM), the kernels' vector shift. */
+struct DiagSorGraph; /* diag_sor_device.cpp (CUDA builds): MatSOR's recorded CUDA graph */
+
 struct DiagGhost {
   Vec        work    = nullptr; /* sequential, the gathered columns */
   VecScatter scatter = nullptr; /* global x -> work */
@@ -90,6 +92,7 @@ struct DiagDevice {
   PetscObjectState   sor_state = -1, sor_diag_state = -1;
   PetscReal          sor_omega = 0, sor_fshift = 0;
   Index              sor_zero_row = -1;
+  DiagSorGraph      *sor_graph    = nullptr; /* the sweeps' CUDA graph: dropped with the schedules and device arrays it holds the addresses of */
   int              device    = -1;                    /* the CUDA device PETSc gave this process (-1: not set up yet) */
 };
 
@@ -347,6 +350,7 @@ PETSC_INTERN PetscErrorCode MatDiagSORZeroRow_Private(Mat, PetscReal, Index);
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscBool      MatDiagSORDeviceWanted_Private(Mat, Vec, Vec, MatSORType);
 PETSC_INTERN PetscErrorCode MatSOR_SeqDiagCUDA(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+PETSC_INTERN void           MatDiagSORGraphDestroy_Private(DiagSorGraph **);
 #else
 static inline PetscBool MatDiagSORDeviceWanted_Private(Mat, Vec, Vec, MatSORType)
 {

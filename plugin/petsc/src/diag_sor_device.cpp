@@ -17,7 +17,16 @@
    (a matrix whose values are newer on the device brings them back once for
    this), and uploaded: the two schedules' rows, and mdiag | idiag for
    (omega, fshift) (recomputed when those change). A sweep then copies
-   nothing between host and device. */
+   nothing between host and device.
+
+   A sweep with hundreds of levels is bound by the launches (a few
+   microseconds each), so by default the sweeps of one MatSOR call are
+   recorded once as a CUDA graph (pdiag::cuda::SorGraph) and replayed by one
+   cudaGraphLaunch while the matrix's arrays, the schedules, omega, the
+   shift, the sweeps and its * lits stay the same (other vectors rebind it;
+   anything else records it again). Options Database Keys:
+.  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline); read at every
+   MatSOR, with the matrix's prefix, else without */
 #include "diag_impl.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
@@ -25,6 +34,16 @@
 
 #include "pdiag/levels.hpp"
 #include "pdiag/relax.hpp"
+
+struct DiagSorGraph {
+  pdiag::cuda::SorGraph<PetscScalar> graph;
+};
+
+void MatDiagSORGraphDestroy_Private(DiagSorGraph **g)
+{
+  delete *g;
+  *g = nullptr;
+}
 
 /* Whether MatSOR of the sequential block A with these vectors and flag runs
    on the device. */
@@ -63,6 +82,7 @@ static PetscErrorCode SORDeviceSetUp(Mat A, PetscReal omega, PetscReal fshift)
       DiagCallCUDA(cudaMemcpy(d.sor_rows + m, b.rows.data(), (std::size_t)m * sizeof(Index), cudaMemcpyHostToDevice));
     }
     PetscCall(PetscLogCpuToGpu(2.0 * (PetscLogDouble)m * sizeof(Index)));
+    MatDiagSORGraphDestroy_Private(&d.sor_graph); /* it holds the old schedules' level sizes */
     d.sor_fwd_ptr = std::move(f.level_ptr);
     d.sor_bwd_ptr = std::move(b.level_ptr);
     d.sor_state   = state;
@@ -71,6 +91,7 @@ static PetscErrorCode SORDeviceSetUp(Mat A, PetscReal omega, PetscReal fshift)
     std::vector<PetscScalar> diag(2 * (std::size_t)m); /* mdiag | idiag */
     DiagCallKernel(d.sor_zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, diag.data(), diag.data() + m));
     PetscCall(DiagReserveDevice(&d.sor_diag, &d.sor_diag_cap, 3 * (std::size_t)m)); /* and the work vector */
+    MatDiagSORGraphDestroy_Private(&d.sor_graph); /* omega is baked in; the arrays may move */
     if (m) DiagCallCUDA(cudaMemcpy(d.sor_diag, diag.data(), diag.size() * sizeof(PetscScalar), cudaMemcpyHostToDevice));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)(diag.size() * sizeof(PetscScalar))));
     d.sor_diag_state = state;
@@ -102,10 +123,18 @@ PetscErrorCode MatSOR_SeqDiagCUDA(Mat A, Vec bb, PetscReal omega, MatSORType fla
   sw.zero_initial_guess = (flag & SOR_ZERO_INITIAL_GUESS) != 0;
   const pdiag::cuda::LevelsView fwd{(Index)d.sor_fwd_ptr.size() - 1, d.sor_fwd_ptr.data(), d.sor_rows};
   const pdiag::cuda::LevelsView bwd{(Index)d.sor_bwd_ptr.size() - 1, d.sor_bwd_ptr.data(), d.sor_rows + m};
+  PetscBool                     graphs = PETSC_TRUE, set = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_cuda_graphs", &graphs, &set));
+  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, NULL, "-mat_diag_cuda_graphs", &graphs, NULL));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArray(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::hm_sor(v, b, x, (PetscScalar)omega, sw, (Index)(its * lits), d.sor_diag, d.sor_diag + m, d.sor_diag + 2 * m, fwd, bwd, PetscDefaultCudaStream));
+  if (graphs) {
+    if (!d.sor_graph) PetscCallCXX(d.sor_graph = new DiagSorGraph());
+    const long recorded = d.sor_graph->graph.recordings();
+    DiagCallCUDA(d.sor_graph->graph.sweep(v, b, x, (PetscScalar)omega, sw, (Index)(its * lits), d.sor_diag, d.sor_diag + m, d.sor_diag + 2 * m, fwd, bwd, PetscDefaultCudaStream));
+    if (d.sor_graph->graph.recordings() != recorded) PetscCall(PetscInfo(A, "diag: SOR sweeps (%" PetscInt_FMT " of them) recorded as a CUDA graph\n", (PetscInt)(its * lits)));
+  } else DiagCallCUDA(pdiag::cuda::hm_sor(v, b, x, (PetscScalar)omega, sw, (Index)(its * lits), d.sor_diag, d.sor_diag + m, d.sor_diag + 2 * m, fwd, bwd, PetscDefaultCudaStream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArray(xx, &x));
   PetscCall(VecCUDARestoreArrayRead(bb, &b));
