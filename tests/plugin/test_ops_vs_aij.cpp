@@ -1300,6 +1300,19 @@ void RunCase(const Case &c)
   Run(c.name, "view/load", [&] { return TestViewLoad(c); });
 }
 
+/* M[0] aij, M[1] diag: n x n, set up, empty, the same layout. */
+PetscErrorCode CreateAijDiagPair(PetscInt n, Mat M[2])
+{
+  PetscFunctionBeginUser;
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
+    PetscCall(MatSetSizes(M[t], PETSC_DECIDE, PETSC_DECIDE, n, n));
+    PetscCall(MatSetType(M[t], t ? MATDIAG : MATAIJ));
+    PetscCall(MatSetUp(M[t]));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* MatSetValues options: column-oriented blocks, ignored off-process entries. */
 /* Positions whose contributions cancel to an exact zero stay entries, as
    in aij (GAMG builds its graph and eigenvalue estimate from diag's aij
@@ -1312,12 +1325,7 @@ PetscErrorCode TestCancelledEntries()
   PetscInt       rstart, rend;
 
   PetscFunctionBeginUser;
-  for (int t = 0; t < 2; t++) {
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
-    PetscCall(MatSetSizes(M[t], PETSC_DECIDE, PETSC_DECIDE, n, n));
-    PetscCall(MatSetType(M[t], t ? MATDIAG : MATAIJ));
-    PetscCall(MatSetUp(M[t]));
-  }
+  PetscCall(CreateAijDiagPair(n, M));
   PetscCall(MatGetOwnershipRange(M[0], &rstart, &rend));
   for (int round = 0; round < 2; round++) {
     for (Mat X : M) {
@@ -1409,13 +1417,8 @@ PetscErrorCode TestNewNonzeroLocation()
   PetscInt       rstart, rend;
 
   PetscFunctionBeginUser;
-  for (int t = 0; t < 2; t++) {
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
-    PetscCall(MatSetSizes(M[t], PETSC_DECIDE, PETSC_DECIDE, n, n));
-    PetscCall(MatSetType(M[t], t ? MATDIAG : MATAIJ));
-    PetscCall(MatSetUp(M[t]));
-    PetscCall(MatSetOption(M[t], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  }
+  PetscCall(CreateAijDiagPair(n, M));
+  for (Mat X : M) PetscCall(MatSetOption(X, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatGetOwnershipRange(M[0], &rstart, &rend));
   for (Mat X : M) {
     for (PetscInt i = rstart; i < rend; i++) {
@@ -1512,11 +1515,8 @@ PetscErrorCode TestNormalQR()
     PetscFunctionReturn(0);
   }
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(CreateAijDiagPair(n, M));
   for (int t = 0; t < 2; t++) {
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
-    PetscCall(MatSetSizes(M[t], PETSC_DECIDE, PETSC_DECIDE, n, n));
-    PetscCall(MatSetType(M[t], t ? MATDIAG : MATAIJ));
-    PetscCall(MatSetUp(M[t]));
     PetscCall(MatGetOwnershipRange(M[t], &rstart, &rend));
     for (PetscInt i = rstart; i < rend; i++) {
       const PetscInt    cols[3] = {i, (i + 1) % n, (i + 7) % n};

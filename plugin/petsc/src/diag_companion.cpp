@@ -144,13 +144,11 @@ PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
   *use  = PETSC_FALSE;
   if (!no_inode && !no_unroll && A->rmap->n > 0 && limit > 1) {
     AijEntries         rule;
-    Hm                 from_cdm;
+    const Hm          *hm; /* CDM storage: the HM copy SOR sweeps on, kept per state */
     std::vector<Index> sizes;
-    PetscCall(MatDiagSyncHost_Private(A));
+    PetscCall(MatDiagHm_Private(A, &hm));
     PetscCall(MatDiagAijEntries(A, true, &rule));
-    if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-    const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
-    DiagCallKernel(sizes = pdiag::inode_sizes_if(hm.view(), (Index)limit, rule));
+    DiagCallKernel(sizes = pdiag::inode_sizes_if(hm->view(), (Index)limit, rule));
     *use = (double)sizes.size() <= 0.8 * (double)A->rmap->n ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscInfo(A, "diag: %zu inodes of %" PetscInt_FMT " rows: aij would %s inode routines\n", sizes.size(), A->rmap->n, *use ? "use" : "not use"));
   }

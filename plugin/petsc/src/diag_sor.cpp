@@ -291,6 +291,30 @@ PetscErrorCode OnLocalParts(Vec b, Vec x, PetscBool device, F &&f)
   PetscFunctionReturn(0);
 }
 
+/* y = D x with D A's diagonal, or with inodes allowed and Ad (A's local
+   block) run on aij's inodes (MatDiagUsesInodes_Private), the product by
+   their diagonal blocks, by aij's code on Ad's aij copy (host vectors; after
+   an SOR on it, as aij requires). */
+PetscErrorCode DiagonalBlockProduct(Mat A, Mat Ad, Vec x, Vec y, PetscBool allow_inodes)
+{
+  PetscBool inodes = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (allow_inodes) PetscCall(MatDiagUsesInodes_Private(Ad, &inodes));
+  if (inodes) {
+    Mat C;
+    PetscCall(MatDiagGetCompanion_Private(Ad, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
+    PetscCall(OnLocalParts(x, y, PETSC_FALSE, [&](Vec lx, Vec ly) { return MatMultDiagonalBlock(C, lx, ly); }));
+  } else {
+    Vec d;
+    PetscCall(MatCreateVecs(A, &d, NULL));
+    PetscCall(MatGetDiagonal(A, d));
+    PetscCall(VecPointwiseMult(y, d, x));
+    PetscCall(VecDestroy(&d));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Local sweeps, PETSc's MatSOR_MPIAIJ step by step. */
 PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
@@ -323,21 +347,11 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
       PetscCall(local(bb1, sweep, xx));
     }
   } else if (flag & SOR_EISENSTAT) {
-    Vec xx1, d;
+    Vec xx1;
     PetscCall(VecDuplicate(bb, &xx1));
     PetscCall(local(bb, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_BACKWARD_SWEEP), xx));
-    PetscBool inodes = PETSC_FALSE;
-    if (!device && omega == 1.0 && fshift == 0.0) PetscCall(MatDiagUsesInodes_Private(Ad, &inodes));
-    if (inodes) { /* mpiaij multiplies by its local block's inode diagonal blocks (MatMultDiagonalBlock) */
-      Mat C;
-      PetscCall(MatDiagGetCompanion_Private(Ad, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
-      PetscCall(OnLocalParts(xx, bb1, device, [&](Vec lx, Vec lb1) { return MatMultDiagonalBlock(C, lx, lb1); }));
-    } else {
-      PetscCall(MatCreateVecs(A, &d, NULL));
-      PetscCall(MatGetDiagonal(A, d));
-      PetscCall(VecPointwiseMult(bb1, d, xx));
-      PetscCall(VecDestroy(&d));
-    }
+    /* mpiaij multiplies by its local block's inode diagonal blocks where its sweeps used them */
+    PetscCall(DiagonalBlockProduct(A, Ad, xx, bb1, (!device && omega == 1.0 && fshift == 0.0) ? PETSC_TRUE : PETSC_FALSE));
     PetscCall(VecAYPX(bb1, (omega - 2.0) / omega, bb));
     { /* bb1 += (remote couplings) x */
       Vec r;
@@ -363,23 +377,11 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
    as aij requires; otherwise by the diagonal. */
 PetscErrorCode MatMultDiagonalBlock_Diag(Mat A, Vec x, Vec y)
 {
-  Mat       Ad;
-  PetscBool inodes;
+  Mat Ad;
 
   PetscFunctionBegin;
   PetscCall(MatGetDiagonalBlock_Diag(A, &Ad));
-  PetscCall(MatDiagUsesInodes_Private(Ad, &inodes));
-  if (inodes) {
-    Mat C;
-    PetscCall(MatDiagGetCompanion_Private(Ad, "SOR on inodes (block Gauss-Seidel, as aij's)", &C));
-    PetscCall(OnLocalParts(x, y, PETSC_FALSE, [&](Vec lx, Vec ly) { return MatMultDiagonalBlock(C, lx, ly); }));
-  } else {
-    Vec d;
-    PetscCall(MatCreateVecs(A, &d, NULL));
-    PetscCall(MatGetDiagonal(A, d));
-    PetscCall(VecPointwiseMult(y, d, x));
-    PetscCall(VecDestroy(&d));
-  }
+  PetscCall(DiagonalBlockProduct(A, Ad, x, y, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
