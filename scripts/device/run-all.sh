@@ -62,6 +62,8 @@ if has plugin; then
   run test_products.gpu.np1 mpiexec -n 1 bin/test_products $G
   run test_products.gpu.np2 mpiexec -n 2 bin/test_products $GM
   run test_products.gpu.np3 mpiexec -n 3 bin/test_products $GM
+  # one process per GPU on a 4-GPU machine (the multi-GPU issue)
+  run test_products.gpu.np4 mpiexec -n 4 bin/test_products $GM
   run test_products.gpu.atomic mpiexec -n 1 bin/test_products $G -case paper-style -mat_product_algorithm diag_atomic
   run test_products.gpu.atomic.np2 mpiexec -n 2 bin/test_products $GM -case paper-style -mat_product_algorithm diag_atomic
 fi

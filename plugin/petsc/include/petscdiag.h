@@ -51,5 +51,6 @@ PETSC_EXTERN PetscErrorCode MatDiagSetPreallocation(Mat, PetscInt, const PetscIn
 PETSC_EXTERN PetscErrorCode MatDiagSetStorage(Mat, MatDiagStorage);
 PETSC_EXTERN PetscErrorCode MatDiagGetStorage(Mat, MatDiagStorage *);
 PETSC_EXTERN PetscErrorCode MatDiagGetDiagonals(Mat, PetscInt *, const PetscInt *[]);
+PETSC_EXTERN PetscErrorCode MatDiagGhostExchange(Mat, Vec);
 
 #endif

@@ -219,7 +219,7 @@ static PetscErrorCode MatDiagCheckOffsets_Private(Mat A, PetscInt ndiag, const P
 /* A matrix argument of the public functions. PETSc's header checks are
    compiled out of optimized builds; NULL and other objects would be used as
    matrices. */
-static PetscErrorCode MatDiagCheckMat_Private(Mat A, const char *fn)
+PetscErrorCode MatDiagCheckMat_Private(Mat A, const char *fn)
 {
   PetscFunctionBegin;
   PetscCheck(A, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: %s got a NULL matrix", fn);
@@ -450,6 +450,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
     }
   }
   PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
+  PetscCall(PetscOptionsBool("-mat_diag_pinned_halo", "On the GPU under MPI without a CUDA-aware MPI, exchange the ghost columns through pinned host memory, overlapped with the interior rows (false: PETSc's VecScatter)", "MATDIAG", a->pinned_halo, &a->pinned_halo, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatDiagSetStorage(A, storage));
@@ -529,7 +530,7 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   A->data = nullptr;
   PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, nullptr));
-  for (const char *name : {"MatDiagSetPreallocation_C", "MatInodeAdjustForInodes_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C", "MatStoreValues_C", "MatRetrieveValues_C", "MatProductSetFromOptions_anytype_C"})
+  for (const char *name : {"MatDiagSetPreallocation_C", "MatInodeAdjustForInodes_C", "MatDiagSetStorage_C", "MatDiagGetStorage_C", "MatDiagGetDiagonals_C", "MatDiagGhostExchange_C", "MatSetPreallocationCOO_C", "MatSetValuesCOO_C", "MatStoreValues_C", "MatRetrieveValues_C", "MatProductSetFromOptions_anytype_C"})
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscFunctionReturn(0);
 }
@@ -558,6 +559,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetStorage_C", MatDiagGetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetDiagonals_C", MatDiagGetDiagonals_Diag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGhostExchange_C", MatDiagGhostExchange_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", MatSetValuesCOO_Diag));
   PetscCall(MatDiagComposeConverters(A, name, PETSC_TRUE));
@@ -643,7 +645,7 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_Halo = 0;
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -659,6 +661,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagCompress", MAT_CLASSID, &MATDIAG_Compress));
   PetscCall(PetscLogEventRegister("MatDiagGPUAlloc", MAT_CLASSID, &MATDIAG_GPUAlloc));
   PetscCall(PetscLogEventRegister("MatDiagFactToGPU", MAT_CLASSID, &MATDIAG_FactorToGPU));
+  PetscCall(PetscLogEventRegister("MatDiagHalo", MAT_CLASSID, &MATDIAG_Halo));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

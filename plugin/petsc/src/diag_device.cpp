@@ -78,6 +78,8 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   d.meta_cap = d.val_cap = d.cmeta_cap = d.cval_cap = 0;
   PetscCall(VecDestroy(&d.work));
   PetscCall(VecDestroy(&d.tr_work));
+  MatDiagHaloDestroy_Private(&d.halo);
+  d.halo_decided = PETSC_FALSE;
   d.mask = PETSC_OFFLOAD_UNALLOCATED;
   PetscFunctionReturn(0);
 }
@@ -232,7 +234,7 @@ static PetscErrorCode MatDiagDeviceUpload(Mat A)
 /* Whether A's values should live on the device: a diagcuda type, or a diag
    matrix whose default vectors are CUDA vectors (-dm_vec_type cuda), not
    bound to the CPU. */
-static PetscBool MatDiagWantsDevice(Mat A)
+PetscBool MatDiagWantsDevice_Private(Mat A)
 {
   PetscBool cuda = PETSC_FALSE;
 
@@ -247,7 +249,7 @@ static PetscBool MatDiagWantsDevice(Mat A)
 PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat A)
 {
   PetscFunctionBegin;
-  if (MatDiagWantsDevice(A)) PetscCall(MatDiagDeviceUpload(A));
+  if (MatDiagWantsDevice_Private(A)) PetscCall(MatDiagDeviceUpload(A));
   PetscFunctionReturn(0);
 }
 
@@ -287,7 +289,7 @@ PetscBool MatDiagOnDevice_Private(Mat A)
   const Mat_Diag *a = (const Mat_Diag *)A->data;
 
   if (A->boundtocpu) return PETSC_FALSE;
-  return (MatDiagWantsDevice(A) || a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+  return (MatDiagWantsDevice_Private(A) || a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* A's full values on the device (uploaded if needed), in A's scheme, with
@@ -422,6 +424,30 @@ static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(0);
 }
 
+/* MatDiagGhostExchange() with CUDA vectors: the exchange of the device MatMult alone */
+PetscErrorCode MatDiagGhostExchangeDevice_Private(Mat A, Vec x)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  const PetscScalar *xd;
+  PetscScalar       *wd;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceUpload(A)); /* the device work vector */
+  if (!a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A));
+  if (!a->dev.halo) {
+    PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  PetscCall(VecCUDAGetArrayWrite(a->dev.work, &wd));
+  PetscCall(MatDiagHaloBegin_Private(A, xd, wd));
+  PetscCall(MatDiagHaloEnd_Private(A, wd));
+  PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &wd));
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -432,8 +458,15 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagDeviceUpload(A));
-  if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+  if (size > 1 && !a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A)); /* collective, once per ghost layout */
+  const PetscBool pinned = (PetscBool)(size > 1 && a->dev.halo);
+  if (size > 1 && !pinned) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
+  PetscScalar *ww = NULL; /* the work vector's device array (pinned exchange) */
+  if (pinned) {
+    PetscCall(VecCUDAGetArrayWrite(a->dev.work, &ww));
+    PetscCall(MatDiagHaloBegin_Private(A, xd, ww));
+  }
   if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
   else PetscCall(VecCUDAGetArrayWrite(y, &yd));
@@ -441,16 +474,22 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(VecCUDARestoreArrayRead(x, &xd));
   if (size > 1) {
-    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecCUDAGetArrayRead(a->dev.work, &wd));
+    if (pinned) {
+      PetscCall(MatDiagHaloEnd_Private(A, ww)); /* x's device array is read until here */
+      wd = ww;
+    } else {
+      PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecCUDAGetArrayRead(a->dev.work, &wd));
+    }
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib));
     PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
+    if (pinned) PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &ww));
+    else PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
   }
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
   if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
   else PetscCall(VecCUDARestoreArrayWrite(y, &yd));

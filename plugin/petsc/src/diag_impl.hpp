@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 using pdiag::Index;
@@ -44,7 +45,7 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
    an upload, device allocations of matrix storage, and the upload of an
    ILU(0)/ICC(0) factor and its level schedules (diag_factor_device.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU;
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_Halo;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
@@ -52,9 +53,12 @@ extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, 
    diagonal (2 per compact diagonal for CDM), the kernels' vector shift. */
 struct DiagSorGraph; /* diag_sor_device.cpp (CUDA builds): MatSOR's recorded CUDA graph */
 
+struct DiagHalo; /* diag_halo_device.cpp */
+
 struct DiagGhost {
   Vec        work    = nullptr; /* sequential, the gathered columns */
   VecScatter scatter = nullptr; /* global x -> work */
+  std::vector<std::pair<Index, Index>> need; /* the global column intervals work holds, in order */
   std::vector<Index> shift_lo, shift_hi; /* boundary rows below / above the interior */
 };
 
@@ -76,6 +80,8 @@ struct DiagDevice {
   std::size_t                   cmeta_cap = 0, cval_cap = 0;
   pdiag::HmCompressedView<PetscScalar> cview;        /* device pointers */
   Vec              work = nullptr, tr_work = nullptr; /* device ghost vectors (MPI) */
+  DiagHalo        *halo = nullptr;                    /* MatMult's pinned-memory ghost exchange, if used (diag_halo_device.cpp) */
+  PetscBool        halo_decided = PETSC_FALSE;        /* MatDiagHaloSetUp_Private ran for this ghost layout */
   Index           *coo_slot = nullptr;                /* MatSetValuesCOO's slot map (device arrays) */
   Index           *rows     = nullptr;                /* MatZeroRows' row list */
   std::size_t      rows_cap = 0;
@@ -105,6 +111,7 @@ struct Mat_Diag {
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
+  PetscBool      pinned_halo       = PETSC_TRUE;  /* -mat_diag_pinned_halo: device MatMult's ghost exchange through pinned memory (MPI without CUDA awareness) */
   PetscBool      device_ops        = PETSC_TRUE;  /* -mat_diag_device_ops: MatScale/Shift/AXPY/GetDiagonal/DiagonalScale/ZeroRows on the device */
 
   /* the local block, in exactly one scheme at a time */
@@ -228,6 +235,7 @@ PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *);
 PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec);
+PETSC_INTERN PetscBool      MatDiagWantsDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatDiagDeviceCreate_Private(Mat, PetscBool);
@@ -246,7 +254,15 @@ PETSC_INTERN PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat, Vec, PetscBool
 PETSC_INTERN PetscErrorCode MatDiagAXPYDevice_Private(Mat, PetscScalar, Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat, Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagZeroRowsDevice_Private(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec, PetscBool *);
+/* diag_halo_device.cpp */
+PETSC_INTERN PetscErrorCode MatDiagHaloSetUp_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagHaloBegin_Private(Mat, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatDiagHaloEnd_Private(Mat, PetscScalar *);
+PETSC_INTERN void           MatDiagHaloDestroy_Private(DiagHalo **);
+PETSC_INTERN PetscErrorCode MatDiagGhostExchangeDevice_Private(Mat, Vec);
 #else
+static inline void MatDiagHaloDestroy_Private(DiagHalo **) { }
+static inline PetscBool MatDiagWantsDevice_Private(Mat) { return PETSC_FALSE; }
 static inline PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat, Vec, Vec, PetscBool *done)
 {
   *done = PETSC_FALSE;
@@ -364,12 +380,14 @@ static inline PetscErrorCode MatSOR_SeqDiagCUDA(Mat, Vec, PetscReal, MatSORType,
 
 /* diag_checks.cpp: vector and row arguments */
 PETSC_INTERN PetscErrorCode MatDiagCheckVec_Private(Vec, PetscLayout, const char *);
+PETSC_INTERN PetscErrorCode MatDiagCheckMat_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatDiagCheckOptionalVec_Private(Vec, PetscLayout, const char *);
 PETSC_INTERN PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat, PetscInt, const PetscInt[], Vec, Vec, const char *);
 
 /* diag_mult.cpp */
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagGhostExchange_Diag(Mat, Vec);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
@@ -407,8 +425,13 @@ PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompact_Private(Mat, PetscBool *);
+/* an internal matrix's assembly under its own options prefix (no -mat_view) */
+PETSC_INTERN PetscErrorCode MatDiagQuietPrefixPush_Private(Mat, std::string *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagQuietPrefixPop_Private(Mat, const std::string &, PetscBool);
+PETSC_INTERN PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat, double, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat, std::size_t, std::vector<Index> *, double *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagIsScattered_Private(Mat, PetscBool *);
-PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSetCompanionOps_Private(Mat);
 
 /* diag_sor.cpp */

@@ -95,6 +95,8 @@ PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
   PetscCall(MatDiagSyncHostData_Private(a)); /* values only the device has come back before its copy goes stale */
   PetscCall(VecDestroy(&a->dev.work));
   PetscCall(VecDestroy(&a->dev.tr_work));
+  MatDiagHaloDestroy_Private(&a->dev.halo); /* its plan is the ghost layout's */
+  a->dev.halo_decided = PETSC_FALSE;
   MatDiagValuesChanged(a); /* the shifts change with the ghost layout */
   a->ghost_valid = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -143,6 +145,7 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
   }
   need    = Merge(need);
   touched = Merge(touched);
+  a->ghost.need = need;
   std::vector<Index> base;
   PetscCall(MakeWork(A, need, &base, &a->ghost.work, &a->ghost.scatter));
   for (const Run &r : runs) {
@@ -155,6 +158,56 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
   for (const Run &r : runs)
     if (r.lo < r.hi) a->tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
   a->ghost_valid = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatDiagGhostExchange - Gathers the columns of x that the local rows of a `MATDIAG` matrix reach on
+   other processes, as `MatMult()` does, and computes nothing
+
+   Collective
+
+   Input Parameters:
++  A - the assembled matrix
+-  x - a vector with the column layout of A
+
+   Notes:
+   For measurements: `MatMult()` overlaps this exchange with the product of the rows that read only
+   owned columns, so timing it alone says how much of it a product hides. With CUDA vectors it is
+   the device product's exchange (through pinned host memory, see `-mat_diag_pinned_halo`). Nothing
+   to do on one process.
+
+   Level: developer
+
+.seealso: `MATDIAG`, `MatMult()`
+@*/
+PetscErrorCode MatDiagGhostExchange(Mat A, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagCheckMat_Private(A, "MatDiagGhostExchange()"));
+  PetscUseMethod(A, "MatDiagGhostExchange_C", (Mat, Vec), (A, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before its ghost exchange");
+  PetscCall(MatDiagCheckVec_Private(x, A->cmap, "x"));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size == 1) PetscFunctionReturn(0);
+  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+#if defined(PDIAG_PETSC_CUDA)
+  if (MatDiagUseDevice_Private(A, x)) {
+    PetscCall(MatDiagGhostExchangeDevice_Private(A, x));
+    PetscFunctionReturn(0);
+  }
+#endif
+  PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscFunctionReturn(0);
 }
 
