@@ -56,7 +56,8 @@ PetscErrorCode IsDiag(Mat A, PetscBool *diag)
 }
 
 /* The aij operator a wrapped PC is set up with: the companion, or for a
-   multigrid PC on diagcuda an aijcusparse copy of it (kept on the PC until
+   multigrid PC on a diag operator that computes on the GPU (diagcuda, or
+   diag with CUDA vectors) an aijcusparse copy of it (kept on the PC until
    its next set-up), so that the hierarchy built from it lives on the
    device. The others (TFS, PCMPI, ML) read aij's host arrays: the host aij. */
 PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, bool multigrid, Mat *C)
@@ -68,7 +69,7 @@ PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, bool multigrid,
 #if defined(PDIAG_PETSC_CUDA)
   PetscBool cuda;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pmat, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (cuda && multigrid) {
+  if ((cuda || MatDiagWantsDevice_Private(pmat)) && multigrid) {
     Mat D;
     PetscCall(MatConvert(*C, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &D));
     PetscCall(PetscObjectCompose((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject)D));

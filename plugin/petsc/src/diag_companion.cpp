@@ -34,6 +34,7 @@
 #include "pdiag/stencil.hpp"
 
 #include <memory>
+#include <string>
 
 /* Which stored entries of A an aij matrix of the same operator holds (see
    above): the main diagonal of a square matrix, every nonzero, the set
@@ -176,8 +177,35 @@ PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
   PetscFunctionReturn(0);
 }
 
-/* An aij matrix of type `type` with A's layout (block sizes, options
-   prefix) and the entries csr holds. */
+/* The options prefix an internal matrix (an aij copy, the diagonal block)
+   is assembled under: MatAssemblyEnd acts on -mat_view (and -mat_view_*,
+   -mat_is_symmetric, ...) with the matrix's prefix, and a matrix diag makes
+   for a conversion or a PC is not the program's assembly (aij's MatConvert,
+   MatDuplicate and MatGetDiagonalBlock view nothing); the user's -mat_view
+   printed them too (ksp ex1 -mpi_linear_solver_server, ex2 on 2 ranks). */
+const char *const kCopyPrefix = "diag_internal_";
+
+PetscErrorCode MatDiagQuietPrefixPush_Private(Mat B, std::string *saved, PetscBool *had)
+{
+  const char *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOptionsPrefix(B, &prefix));
+  *had = prefix ? PETSC_TRUE : PETSC_FALSE;
+  if (prefix) *saved = prefix;
+  PetscCall(MatSetOptionsPrefix(B, kCopyPrefix));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagQuietPrefixPop_Private(Mat B, const std::string &saved, PetscBool had)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetOptionsPrefix(B, had ? saved.c_str() : NULL));
+  PetscFunctionReturn(0);
+}
+
+/* An aij matrix of type `type` with A's layout (block sizes) and the
+   entries csr holds, assembled (by the CSR preallocation) under kCopyPrefix. */
 static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
 {
   PetscFunctionBegin;
@@ -186,8 +214,10 @@ static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &cs
   PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(*B, A, A));
   PetscCall(MatSetType(*B, type));
+  PetscCall(MatSetOptionsPrefix(*B, kCopyPrefix));
   PetscCall(MatSeqAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
   PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+  PetscCall(MatSetOptionsPrefix(*B, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -221,8 +251,12 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
     std::vector<PetscInt> cols(csr.colidx.begin() + csr.rowptr[il], csr.colidx.begin() + csr.rowptr[il + 1]);
     PetscCall(MatSetValues(B, 1, &i, nc, cols.data(), csr.vals.data() + csr.rowptr[il], INSERT_VALUES));
   }
+  std::string saved;
+  PetscBool   had;
+  PetscCall(MatDiagQuietPrefixPush_Private(B, &saved, &had));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatDiagQuietPrefixPop_Private(B, saved, had));
   PetscFunctionReturn(0);
 }
 
@@ -582,12 +616,18 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x, void *sctx
    still diagonally structured, and its sub-solves then run in diag kernels.
    Reuse refreshes the values in place. */
 
-/* Puts the aij matrix S into *out: as a diag matrix of type `type` if its
-   diagonals are few and full enough, else S itself. With reuse, *out is the
-   matrix an earlier call returned and takes S's values. */
+/* Puts the aij matrix S, taken from the diag matrix `from`, into *out: as a
+   diag matrix of type `type` if its diagonals are few and full enough, else
+   S itself, as aijcusparse where `from` computes on the GPU (a diagcuda
+   type, or CUDA vectors): a host aij would run its sub-solves on the host
+   and copy the vectors at every application. `from` NULL: S stays a host
+   aij when it is not stored as diag (PCGASM's parallel subdomains: with
+   aijcusparse ones, PETSc 3.18's GASM returns a zero correction, as it
+   does for aijcusparse itself; test_pc -gpu, 1138_bus). With reuse, *out
+   is the matrix an earlier call returned and takes S's values. */
 } // namespace
 
-PetscErrorCode MatDiagFromAIJReuse_Private(Mat S, MatType type, MatReuse reuse, Mat *out)
+PetscErrorCode MatDiagFromAIJReuse_Private(Mat S, Mat from, MatType type, MatReuse reuse, Mat *out)
 {
   PetscBool isdiag;
 
@@ -599,12 +639,25 @@ PetscErrorCode MatDiagFromAIJReuse_Private(Mat S, MatType type, MatReuse reuse, 
     PetscCall(MatDestroy(&S));
     PetscFunctionReturn(0);
   }
-  PetscBool compact;
-  PetscCall(MatDiagAIJIsCompact_Private(S, &compact));
+  PetscBool seqcuda, mpicuda, compact;
+  PetscCall(PetscStrcmp(type, MATSEQDIAGCUDA, &seqcuda));
+  PetscCall(PetscStrcmp(type, MATMPIDIAGCUDA, &mpicuda));
+  const PetscBool device = (PetscBool)(from && (seqcuda || mpicuda || MatDiagWantsDevice_Private(from)));
+  /* on the GPU a block is kept as diag only where its ILU(0), the default
+     sub-solver, runs on the diagonals (diagonals at least half full: see
+     MatDiagFactorNativeApplies_Private); else its factorization would run
+     through the host aij copy, and aijcusparse's runs on the device */
+  PetscCall(MatDiagAIJIsCompactFill_Private(S, device ? 2.0 : 4.0, &compact));
   if (compact) {
     PetscCall(MatConvertFrom_Diag(S, type, MAT_INITIAL_MATRIX, out));
     PetscCall(MatDestroy(&S));
   } else {
+    if (device) { /* not in place: the caller's array may still hold S */
+      Mat D;
+      PetscCall(MatConvert(S, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &D));
+      PetscCall(MatDestroy(&S));
+      S = D;
+    }
     PetscCall(PetscInfo(S, "diag: a submatrix has too many or too sparse diagonals for diag storage: it stays %s\n", ((PetscObject)S)->type_name));
     *out = S;
   }
@@ -639,7 +692,7 @@ PetscErrorCode MatCreateSubMatrices_Diag(Mat A, PetscInt n, const IS irow[], con
   if (scall == MAT_INITIAL_MATRIX) PetscCall(PetscCalloc1(n + 1, submat));
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(PetscObjectReference((PetscObject)aij[i]));
-    PetscCall(MatDiagFromAIJReuse_Private(aij[i], type, scall, &(*submat)[i]));
+    PetscCall(MatDiagFromAIJReuse_Private(aij[i], A, type, scall, &(*submat)[i]));
     if (A->defaultvectype && (*submat)[i] != aij[i]) {
       PetscCall(PetscFree((*submat)[i]->defaultvectype));
       PetscCall(PetscStrallocpy(A->defaultvectype, &(*submat)[i]->defaultvectype));
@@ -662,7 +715,7 @@ PetscErrorCode MatCreateSubMatricesMPI_Diag(Mat A, PetscInt n, const IS irow[], 
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)aij[i]), &size));
     PetscCall(PetscObjectReference((PetscObject)aij[i]));
-    PetscCall(MatDiagFromAIJReuse_Private(aij[i], size == 1 ? SeqTypeOf(A) : type, scall, &(*submat)[i]));
+    PetscCall(MatDiagFromAIJReuse_Private(aij[i], NULL, size == 1 ? SeqTypeOf(A) : type, scall, &(*submat)[i]));
   }
   PetscCall(MatDestroySubMatrices(n, &aij));
   PetscFunctionReturn(0);
@@ -677,7 +730,7 @@ PetscErrorCode MatGetMultiProcBlock_Diag(Mat A, MPI_Comm subcomm, MatReuse scall
   PetscCall(MatDiagGetCompanion_Private(A, "MatGetMultiProcBlock (telescope, redundant)", &C));
   PetscCall(MatGetMultiProcBlock(C, subcomm, MAT_INITIAL_MATRIX, &S));
   PetscCallMPI(MPI_Comm_size(subcomm, &size));
-  PetscCall(MatDiagFromAIJReuse_Private(S, size == 1 ? SeqTypeOf(A) : MpiTypeOf(A), scall, sub));
+  PetscCall(MatDiagFromAIJReuse_Private(S, A, size == 1 ? SeqTypeOf(A) : MpiTypeOf(A), scall, sub));
   PetscFunctionReturn(0);
 }
 
@@ -700,7 +753,7 @@ PetscErrorCode MatCreateMPIMatConcatenateSeqMat_Diag(MPI_Comm comm, Mat seqmat, 
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(seqmat, "MatCreateMPIMatConcatenateSeqMat (telescope, redundant)", &C));
   PetscCall(MatCreateMPIMatConcatenateSeqMat(comm, C, n, MAT_INITIAL_MATRIX, &M));
-  PetscCall(MatDiagFromAIJReuse_Private(M, MpiTypeOf(seqmat), reuse, mpimat));
+  PetscCall(MatDiagFromAIJReuse_Private(M, seqmat, MpiTypeOf(seqmat), reuse, mpimat));
   PetscFunctionReturn(0);
 }
 
@@ -711,7 +764,7 @@ PetscErrorCode MatPermute_Diag(Mat A, IS rowp, IS colp, Mat *B)
   PetscFunctionBegin;
   PetscCall(MatDiagGetCompanion_Private(A, "MatPermute", &C));
   PetscCall(MatPermute(C, rowp, colp, &P));
-  PetscCall(MatDiagFromAIJReuse_Private(P, ((PetscObject)A)->type_name, MAT_INITIAL_MATRIX, B));
+  PetscCall(MatDiagFromAIJReuse_Private(P, A, ((PetscObject)A)->type_name, MAT_INITIAL_MATRIX, B));
   PetscFunctionReturn(0);
 }
 
@@ -721,38 +774,71 @@ PetscErrorCode MatPermute_Diag(Mat A, IS rowp, IS colp, Mat *B)
    (within the default limit) that are mostly full. Collective. */
 PetscErrorCode MatDiagAIJIsCompact_Private(Mat S, PetscBool *compact)
 {
+  PetscFunctionBegin;
+  PetscCall(MatDiagAIJIsCompactFill_Private(S, 4.0, compact));
+  PetscFunctionReturn(0);
+}
+
+/* The distinct diagonal offsets j - i (sorted) of the local rows of the aij
+   matrix X, and its local nonzeros; stops once more than `cap` distinct
+   offsets are found (*over). The offsets are collected in a buffer that is
+   sorted and made unique whenever it doubles, so the cost stays
+   O(nnz log) even when the offsets are millions (a multigrid interpolation's
+   slanted bands). Not collective. */
+PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat X, std::size_t cap, std::vector<Index> *offs, double *nnz, PetscBool *over)
+{
+  PetscInt    rstart, rend;
+  std::size_t compact_at = std::max<std::size_t>(2 * cap, 1u << 16);
+
+  PetscFunctionBegin;
+  offs->clear();
+  *nnz  = 0;
+  *over = PETSC_FALSE;
+  PetscCall(MatGetOwnershipRange(X, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend && !*over; i++) {
+    PetscInt        nc;
+    const PetscInt *cols;
+    PetscCall(MatGetRow(X, i, &nc, &cols, NULL));
+    for (PetscInt e = 0; e < nc; e++) offs->push_back((Index)cols[e] - i);
+    *nnz += nc;
+    PetscCall(MatRestoreRow(X, i, &nc, &cols, NULL));
+    if (offs->size() > compact_at) {
+      std::sort(offs->begin(), offs->end());
+      offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
+      compact_at = std::max(compact_at, 2 * offs->size());
+      if (offs->size() > cap) *over = PETSC_TRUE;
+    }
+  }
+  std::sort(offs->begin(), offs->end());
+  offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
+  if (offs->size() > cap) *over = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* As MatDiagAIJIsCompact_Private, with at most max_fill stored entries per nonzero. */
+PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat S, double max_fill, PetscBool *compact)
+{
   PetscInt           rstart, rend, M, N;
   std::vector<Index> offs;
   double             loc[2] = {0, 0}, glob[2];
   PetscInt64         nd, most;
+  PetscBool          over;
+  const std::size_t  cap = 10000; /* the default -mat_diag_max_diagonals */
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(S, &rstart, &rend));
   PetscCall(MatGetSize(S, &M, &N));
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscInt        nc;
-    const PetscInt *cols;
-    PetscCall(MatGetRow(S, i, &nc, &cols, NULL));
-    for (PetscInt e = 0; e < nc; e++) offs.push_back((Index)cols[e] - i);
-    loc[0] += nc;
-    PetscCall(MatRestoreRow(S, i, &nc, &cols, NULL));
-    if (offs.size() > (1u << 20)) {
-      std::sort(offs.begin(), offs.end());
-      offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
-    }
-  }
-  std::sort(offs.begin(), offs.end());
-  offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+  PetscCall(MatDiagAIJLocalOffsets_Private(S, cap, &offs, &loc[0], &over));
   const pdiag::Layout L = pdiag::Layout::block(M, N, rstart, rend - rstart);
   for (Index d : offs) loc[1] += (double)L.length(d);
-  nd = (PetscInt64)offs.size();
+  nd = over ? (PetscInt64)cap + 1 : (PetscInt64)offs.size();
   PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)S)));
   PetscCall(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)S)));
-  /* stored entries at most 4x the nonzeros, diagonals within the default
-     limit; a rectangular matrix with many diagonals (an interpolation, a
-     prolongator: its diagonals are slanted bands, products with it by
-     diagonals cost orders of magnitude more than by rows) is not */
-  *compact = (most <= 10000 && glob[1] <= 4.0 * glob[0] + 64.0 && (M == N || most <= 64)) ? PETSC_TRUE : PETSC_FALSE;
+  /* stored entries at most max_fill (4) times the nonzeros, diagonals
+     within the default limit (counted only up to it); a rectangular matrix with many diagonals (an
+     interpolation, a prolongator: its diagonals are slanted bands, products
+     with it by diagonals cost orders of magnitude more than by rows) is not */
+  *compact = (most <= (PetscInt64)cap && glob[1] <= max_fill * glob[0] + 64.0 && (M == N || most <= 64)) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

@@ -354,10 +354,16 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
     PetscFunctionReturn(0);
   }
   if (ascii && format == PETSC_VIEWER_ASCII_FACTOR_INFO) PetscFunctionReturn(0);
+  PetscBool string;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
+  if (string) PetscFunctionReturn(0); /* MatView() wrote the type; aij's view adds nothing to a string viewer (ts ex3 -test_string_viewer) */
   Mat aij;
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name));
-  PetscCall(MatView(aij, viewer));
+  /* ascii: MatView() has printed A's header; aij's body follows it, as in
+     aij's own view (MatView(aij) would print a second, nested header) */
+  if (ascii) PetscCall((*aij->ops->view)(aij, viewer));
+  else PetscCall(MatView(aij, viewer));
   PetscCall(MatDestroy(&aij));
   PetscFunctionReturn(0);
 }

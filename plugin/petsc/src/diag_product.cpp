@@ -445,29 +445,18 @@ PetscErrorCode ProductDataDestroy(void *ptr)
   PetscFunctionReturn(0);
 }
 
-/* Largest number of diagonals an aij matrix's rows touch on one process. */
-PetscErrorCode AijDiagonalCount(Mat X, PetscInt64 *most)
+/* Largest number of diagonals an aij matrix's rows touch on one process,
+   counted up to cap + 1. Collective. */
+PetscErrorCode AijDiagonalCount(Mat X, PetscInt cap, PetscInt64 *most)
 {
-  PetscInt           rstart, rend;
   std::vector<Index> offs;
+  double             nnz;
+  PetscBool          over;
   PetscInt64         loc;
 
   PetscFunctionBegin;
-  PetscCall(MatGetOwnershipRange(X, &rstart, &rend));
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscInt        nc;
-    const PetscInt *cols;
-    PetscCall(MatGetRow(X, i, &nc, &cols, NULL));
-    for (PetscInt e = 0; e < nc; e++) offs.push_back((Index)cols[e] - i);
-    PetscCall(MatRestoreRow(X, i, &nc, &cols, NULL));
-    if (offs.size() > (1u << 20)) {
-      std::sort(offs.begin(), offs.end());
-      offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
-    }
-  }
-  std::sort(offs.begin(), offs.end());
-  offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
-  loc = (PetscInt64)offs.size();
+  PetscCall(MatDiagAIJLocalOffsets_Private(X, (std::size_t)cap, &offs, &nnz, &over));
+  loc = over ? (PetscInt64)cap + 1 : (PetscInt64)offs.size();
   PetscCall(MPIU_Allreduce(&loc, most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)X)));
   PetscFunctionReturn(0);
 }
@@ -494,9 +483,9 @@ PetscErrorCode Operands(Mat C, ProductData *pd, bool refresh, Mat op[3])
     PetscCheck(kind[i] == Kind::Aij, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s: operand %s of type %s is neither diag nor aij", MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name);
     if (!pd->conv[i]) {
       PetscInt64 most;
-      PetscCall(AijDiagonalCount(in[i], &most));
+      PetscCall(AijDiagonalCount(in[i], limit, &most));
       PetscCheck(most <= limit, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP,
-                 "diag: MatProduct %s of diag and aij: converting operand %s (type %s) to diag would store %" PetscInt64_FMT " diagonals on a process, more than the limit %" PetscInt_FMT
+                 "diag: MatProduct %s of diag and aij: converting operand %s (type %s) to diag would store %" PetscInt64_FMT " or more diagonals on a process, more than the limit %" PetscInt_FMT
                  " (-mat_diag_max_diagonals); convert the diag operand(s) to aij (MatConvert) for this product instead",
                  MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name, most, limit);
       PetscCall(PetscInfo(C, "diag: MatProduct %s: converting operand %s of type %s to diag (the result is diag)\n", MatProductTypes[product->type], names[i], ((PetscObject)in[i])->type_name));
