@@ -57,15 +57,6 @@ Index check_schedule(const HmMatrix<double>& F, SolveScheduleKind kind) {
   return s.nlevels();
 }
 
-double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::abs(a[i] - b[i]));
-    den = std::max(den, std::abs(b[i]));
-  }
-  return num / std::max(den, 1e-300);
-}
-
 /// Every solve of t by levels against the sequential one.
 void compare_solves(const std::string& name, const TestFactor& t, std::mt19937_64& rng) {
   const Index n = t.F.layout.nrows;

@@ -90,15 +90,6 @@ std::vector<double> rand_vec(Index n, std::mt19937_64& rng) {
   return v;
 }
 
-double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::abs(a[i] - b[i]));
-    den = std::max(den, std::abs(b[i]));
-  }
-  return num / std::max(den, 1e-300);
-}
-
 // ---- dense references -------------------------------------------------------
 
 /// One SOR sweep over rows in `order` (forward or backward), off-diagonal

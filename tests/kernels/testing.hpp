@@ -159,6 +159,16 @@ inline double rel_err(const std::vector<double>& a, const std::vector<double>& b
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
+/// max |a - b| / max |b| (the max-norm relative difference).
+inline double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num = std::max(num, std::abs(a[i] - b[i]));
+    den = std::max(den, std::abs(b[i]));
+  }
+  return num / std::max(den, 1e-300);
+}
+
 /// y = A x with the dense reference (local rows).
 inline std::vector<double> dense_mv(const Dense& A, const std::vector<double>& x) {
   std::vector<double> y(static_cast<std::size_t>(A.rows), 0.0);
