@@ -388,6 +388,7 @@ PETSC_INTERN PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat, PetscInt, cons
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagGhostExchange_Diag(Mat, Vec);
+PETSC_INTERN PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat, Vec, PetscScalar, Vec);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);

@@ -221,6 +221,44 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
   PetscFunctionReturn(0);
 }
 
+/* y += sign * (the couplings of the owned rows to other processes'
+   columns) x, on the host: what MatSOR_MPIAIJ computes with its
+   off-process block, bb + B (-x), for the local sweeps of a parallel SOR.
+   The boundary rows' product over the ghost work vector with its owned
+   columns set to zero (they are the local block's); the interior rows have
+   no such couplings. Collective. */
+PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat A, Vec x, PetscScalar sign, Vec y)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  PetscMPIInt        size;
+  PetscScalar       *w, *ya;
+  const PetscScalar *wa;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size == 1) PetscFunctionReturn(0);
+  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArray(a->ghost.work, &w));
+  Index pos = 0; /* where interval iv starts in the work vector */
+  for (const auto &iv : a->ghost.need) {
+    const Index lo = std::max(iv.first, a->col_begin), hi = std::min(iv.second, a->col_end);
+    if (lo < hi) std::fill(w + pos + (lo - iv.first), w + pos + (hi - iv.first), PetscScalar(0));
+    pos += iv.second - iv.first;
+  }
+  PetscCall(VecRestoreArray(a->ghost.work, &w));
+  PetscCall(VecScale(a->ghost.work, sign));
+  PetscCall(VecGetArrayRead(a->ghost.work, &wa));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_lo.data(), 0, a->ib));
+  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc's MatMultAdd checks only the local sizes of y and z, and
    MatMultTransposeAdd only the global ones: check both, so that a wrong
    vector errors on every process instead of leaving the others in the

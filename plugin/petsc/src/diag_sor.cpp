@@ -262,8 +262,9 @@ PetscErrorCode LocalPartPut(LocalPart *p)
 }
 
 /* r = (couplings of the owned rows to other processes' unknowns) x, the
-   off-process part of A x: A x - A_local x_local (on the device with
-   device true). */
+   off-process part of A x, as A x - A_local x_local: the device path
+   (CUDA vectors); the host one is MatDiagRemoteCouplingsAdd_Private, one
+   product of the boundary rows with the ghosts only. */
 PetscErrorCode RemoteProduct(Mat A, Mat Ad, Vec xx, Vec r, PetscBool device)
 {
   LocalPart lx, lr;
@@ -348,8 +349,13 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
       its--;
     }
     while (its--) { /* bb1 = bb - (remote couplings) x, then a local sweep */
-      PetscCall(RemoteProduct(A, Ad, xx, bb1, device));
-      PetscCall(VecAYPX(bb1, -1.0, bb));
+      if (device) {
+        PetscCall(RemoteProduct(A, Ad, xx, bb1, device));
+        PetscCall(VecAYPX(bb1, -1.0, bb));
+      } else { /* as aij: bb + B (-x), no product of the local block */
+        PetscCall(VecCopy(bb, bb1));
+        PetscCall(MatDiagRemoteCouplingsAdd_Private(A, xx, -1.0, bb1));
+      }
       PetscCall(local(bb1, sweep, xx));
     }
   } else if (flag & SOR_EISENSTAT) {
@@ -359,13 +365,13 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     /* mpiaij multiplies by its local block's inode diagonal blocks where its sweeps used them */
     PetscCall(DiagonalBlockProduct(A, Ad, xx, bb1, (!device && omega == 1.0 && fshift == 0.0) ? PETSC_TRUE : PETSC_FALSE));
     PetscCall(VecAYPX(bb1, (omega - 2.0) / omega, bb));
-    { /* bb1 += (remote couplings) x */
+    if (device) { /* bb1 += (remote couplings) x */
       Vec r;
       PetscCall(VecDuplicate(bb, &r));
       PetscCall(RemoteProduct(A, Ad, xx, r, device));
       PetscCall(VecAXPY(bb1, 1.0, r));
       PetscCall(VecDestroy(&r));
-    }
+    } else PetscCall(MatDiagRemoteCouplingsAdd_Private(A, xx, 1.0, bb1));
     PetscCall(local(bb1, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_FORWARD_SWEEP), xx1));
     PetscCall(VecAXPY(xx, 1.0, xx1));
     PetscCall(VecDestroy(&xx1));
