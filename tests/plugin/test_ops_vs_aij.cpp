@@ -1313,6 +1313,50 @@ PetscErrorCode CreateAijDiagPair(PetscInt n, Mat M[2])
   PetscFunctionReturn(0);
 }
 
+/* -mat_view answers the program's assemblies only, as with aij: the
+   matrices diag makes for itself (the aij copy a MatConvert takes, the
+   diagonal block bjacobi takes on several processes) are not viewed. The
+   MatView event counts the views, for aij and diag alike. */
+PetscErrorCode TestInternalViews()
+{
+  const PetscInt     n = 24;
+  Mat                M[2];
+  PetscInt           rstart, rend;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  int                views[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin()); /* the counts below need the log */
+  PetscCall(CreateAijDiagPair(n, M));
+  PetscCall(MatGetOwnershipRange(M[0], &rstart, &rend));
+  for (Mat X : M) {
+    for (PetscInt i = rstart; i < rend; i++) {
+      const PetscInt    cols[3] = {(i + n - 1) % n, i, (i + 1) % n};
+      const PetscScalar v[3]    = {-1.0, 4.0, -1.0};
+      PetscCall(MatSetValues(X, 1, &i, 3, cols, v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_view", "ascii:/dev/null"));
+  PetscCall(PetscLogEventGetId("MatView", &ev));
+  for (int t = 0; t < 2; t++) {
+    Mat blk, C;
+    PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+    views[t] = -info.count;
+    PetscCall(MatGetDiagonalBlock(M[t], &blk));
+    PetscCall(MatConvert(M[t], MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+    views[t] += info.count;
+    PetscCall(MatDestroy(&C));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_view"));
+  PetscCall(Record(views[1] == views[0], "internal views", Fmt("MatGetDiagonalBlock and MatConvert to aij view as often as aij's (-mat_view): aij %d, diag %d", views[0], views[1])));
+  for (Mat &X : M) PetscCall(MatDestroy(&X));
+  PetscFunctionReturn(0);
+}
+
 /* MatSetValues options: column-oriented blocks, ignored off-process entries. */
 /* Positions whose contributions cancel to an exact zero stay entries, as
    in aij (GAMG builds its graph and eigenvalue estimate from diag's aij
@@ -2075,6 +2119,7 @@ int main(int argc, char **argv)
   if (want("inode SOR")) Run("inode SOR", "inode SOR", [] { return TestInodeSOR(); });
   if (want("new nonzero location")) Run("new nonzero location", "new nonzero location", [] { return TestNewNonzeroLocation(); });
   if (want("normal QR")) Run("normal QR", "normal QR", [] { return TestNormalQR(); });
+  if (want("internal views")) Run("internal views", "internal views", [] { return TestInternalViews(); });
   if (want("bad input")) Run("bad input", "bad input", [] { return TestBadInput(); });
 
   PetscCall(Summary(&exit_code));
