@@ -34,7 +34,6 @@
 #include "pdiag/stencil.hpp"
 
 #include <memory>
-#include <string>
 
 /* Which stored entries of A an aij matrix of the same operator holds (see
    above): the main diagonal of a square matrix, every nonzero, the set
@@ -177,35 +176,9 @@ PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
   PetscFunctionReturn(0);
 }
 
-/* The options prefix an internal matrix (an aij copy, the diagonal block)
-   is assembled under: MatAssemblyEnd acts on -mat_view (and -mat_view_*,
-   -mat_is_symmetric, ...) with the matrix's prefix, and a matrix diag makes
-   for a conversion or a PC is not the program's assembly (aij's MatConvert,
-   MatDuplicate and MatGetDiagonalBlock view nothing); the user's -mat_view
-   printed them too (ksp ex1 -mpi_linear_solver_server, ex2 on 2 ranks). */
-const char *const kCopyPrefix = "diag_internal_";
-
-PetscErrorCode MatDiagQuietPrefixPush_Private(Mat B, std::string *saved, PetscBool *had)
-{
-  const char *prefix;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetOptionsPrefix(B, &prefix));
-  *had = prefix ? PETSC_TRUE : PETSC_FALSE;
-  if (prefix) *saved = prefix;
-  PetscCall(MatSetOptionsPrefix(B, kCopyPrefix));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode MatDiagQuietPrefixPop_Private(Mat B, const std::string &saved, PetscBool had)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSetOptionsPrefix(B, had ? saved.c_str() : NULL));
-  PetscFunctionReturn(0);
-}
-
 /* An aij matrix of type `type` with A's layout (block sizes) and the
-   entries csr holds, assembled (by the CSR preallocation) under kCopyPrefix. */
+   entries csr holds, assembled (by the CSR preallocation) as an internal
+   matrix (MatDiagAssembleInternal_Private). */
 static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
 {
   PetscFunctionBegin;
@@ -214,10 +187,11 @@ static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &cs
   PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(*B, A, A));
   PetscCall(MatSetType(*B, type));
-  PetscCall(MatSetOptionsPrefix(*B, kCopyPrefix));
-  PetscCall(MatSeqAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
-  PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
-  PetscCall(MatSetOptionsPrefix(*B, NULL));
+  PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
+    PetscCall(MatSeqAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+    PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+    return 0;
+  }));
   PetscFunctionReturn(0);
 }
 
@@ -251,12 +225,11 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
     std::vector<PetscInt> cols(csr.colidx.begin() + csr.rowptr[il], csr.colidx.begin() + csr.rowptr[il + 1]);
     PetscCall(MatSetValues(B, 1, &i, nc, cols.data(), csr.vals.data() + csr.rowptr[il], INSERT_VALUES));
   }
-  std::string saved;
-  PetscBool   had;
-  PetscCall(MatDiagQuietPrefixPush_Private(B, &saved, &had));
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatDiagQuietPrefixPop_Private(B, saved, had));
+  PetscCall(MatDiagAssembleInternal_Private(B, [&]() -> PetscErrorCode {
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    return 0;
+  }));
   PetscFunctionReturn(0);
 }
 
@@ -823,7 +796,7 @@ PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat S, double max_fill, PetscBool
   double             loc[2] = {0, 0}, glob[2];
   PetscInt64         nd, most;
   PetscBool          over;
-  const std::size_t  cap = 10000; /* the default -mat_diag_max_diagonals */
+  const std::size_t  cap = kMaxDiagonalsDefault;
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(S, &rstart, &rend));

@@ -53,6 +53,10 @@ extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, 
    diagonal (2 per compact diagonal for CDM), the kernels' vector shift. */
 struct DiagSorGraph; /* diag_sor_device.cpp (CUDA builds): MatSOR's recorded CUDA graph */
 
+/* -mat_diag_max_diagonals' default; also the limit up to which an aij
+   matrix's diagonals are counted when deciding whether to store it as diag */
+constexpr PetscInt kMaxDiagonalsDefault = 10000;
+
 struct DiagHalo; /* diag_halo_device.cpp */
 
 struct DiagGhost {
@@ -105,7 +109,7 @@ struct DiagDevice {
 struct Mat_Diag {
   /* user choices */
   MatDiagStorage storage_req   = MAT_DIAG_STORAGE_AUTO;
-  PetscInt       max_diagonals = 10000; /* -mat_diag_max_diagonals: refuse beyond */
+  PetscInt       max_diagonals = kMaxDiagonalsDefault; /* -mat_diag_max_diagonals: refuse beyond */
   PetscReal      max_bytes     = -1;    /* -mat_diag_max_bytes: refuse storage beyond (per process; -1: the memory the process can get) */
   PetscReal      max_fill      = 100;   /* -mat_diag_max_fill: refuse more stored entries per entry set (large matrices only) */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
@@ -426,9 +430,30 @@ PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompact_Private(Mat, PetscBool *);
-/* an internal matrix's assembly under its own options prefix (no -mat_view) */
-PETSC_INTERN PetscErrorCode MatDiagQuietPrefixPush_Private(Mat, std::string *, PetscBool *);
-PETSC_INTERN PetscErrorCode MatDiagQuietPrefixPop_Private(Mat, const std::string &, PetscBool);
+/* Runs f, which assembles B (directly or inside another call), with B under
+   the options prefix "diag_internal_": MatAssemblyEnd acts on -mat_view
+   (and -mat_view_*, -mat_is_symmetric, ...) with the matrix's prefix, and a
+   matrix diag makes for itself (an aij copy for a conversion or a PC, the
+   diagonal block) is not the program's assembly: aij's MatConvert,
+   MatDuplicate and MatGetDiagonalBlock view nothing (ksp ex1
+   -mpi_linear_solver_server, ex2 on 2 ranks printed them). B's prefix is
+   restored, also when f fails. */
+template <class F>
+PetscErrorCode MatDiagAssembleInternal_Private(Mat B, F &&f)
+{
+  const char *prefix;
+  std::string saved;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOptionsPrefix(B, &prefix));
+  const bool had = prefix != nullptr;
+  if (had) saved = prefix;
+  PetscCall(MatSetOptionsPrefix(B, "diag_internal_"));
+  const PetscErrorCode ierr = f();
+  PetscCall(MatSetOptionsPrefix(B, had ? saved.c_str() : NULL));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat, double, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat, std::size_t, std::vector<Index> *, double *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagIsScattered_Private(Mat, PetscBool *);

@@ -116,13 +116,7 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
     b->max_diagonals = a->max_diagonals;
     PetscCall(MatDiagSetLayout_Private(a->diag_block));
   }
-  {
-    std::string saved;
-    PetscBool   had;
-    PetscCall(MatDiagQuietPrefixPush_Private(a->diag_block, &saved, &had));
-    PetscCall(MatDiagInstallHm_Private(a->diag_block, std::move(local)));
-    PetscCall(MatDiagQuietPrefixPop_Private(a->diag_block, saved, had));
-  }
+  PetscCall(MatDiagAssembleInternal_Private(a->diag_block, [&] { return MatDiagInstallHm_Private(a->diag_block, std::move(local)); }));
   { /* the block's aij entries are the matrix's in the owned columns: its
        preconditioners (bjacobi's ILU(0)) then see aij's diagonal block */
     pdiag::Csr<PetscScalar> csr;
