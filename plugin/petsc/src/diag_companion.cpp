@@ -594,9 +594,11 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x, void *sctx
    S itself, as aijcusparse where `from` computes on the GPU (a diagcuda
    type, or CUDA vectors): a host aij would run its sub-solves on the host
    and copy the vectors at every application. `from` NULL: S stays a host
-   aij when it is not stored as diag (PCGASM's parallel subdomains: with
-   aijcusparse ones, PETSc 3.18's GASM returns a zero correction, as it
-   does for aijcusparse itself; test_pc -gpu, 1138_bus). With reuse, *out
+   aij when it is not stored as diag, for callers that apply the block to
+   host vectors (PCGASM, PCBJACOBI with several blocks a process: PETSc's
+   aijcusparse computes nothing there, GASM returned a zero correction;
+   test_pc -gpu, 1138_bus, 1 and 2 processes); only PCASM gets aijcusparse
+   blocks (diag_asm.cpp). With reuse, *out
    is the matrix an earlier call returned and takes S's values. */
 } // namespace
 
@@ -665,7 +667,8 @@ PetscErrorCode MatCreateSubMatrices_Diag(Mat A, PetscInt n, const IS irow[], con
   if (scall == MAT_INITIAL_MATRIX) PetscCall(PetscCalloc1(n + 1, submat));
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(PetscObjectReference((PetscObject)aij[i]));
-    PetscCall(MatDiagFromAIJReuse_Private(aij[i], A, type, scall, &(*submat)[i]));
+    /* an aijcusparse block only for PCASM (diag_asm.cpp), which applies it to its own vectors */
+    PetscCall(MatDiagFromAIJReuse_Private(aij[i], ((Mat_Diag *)A->data)->device_subdomains ? A : NULL, type, scall, &(*submat)[i]));
     if (A->defaultvectype && (*submat)[i] != aij[i]) {
       PetscCall(PetscFree((*submat)[i]->defaultvectype));
       PetscCall(PetscStrallocpy(A->defaultvectype, &(*submat)[i]->defaultvectype));

@@ -668,6 +668,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatDiagRegisterSolverTypes_Private());
   PetscCall(MatDiagRegisterPCs_Private());
   PetscCall(MatDiagRegisterMG_Private());
+  PetscCall(MatDiagRegisterASM_Private());
 #if defined(PDIAG_PETSC_CUDA)
   PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
   PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));

@@ -117,6 +117,7 @@ struct Mat_Diag {
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
   PetscBool      pinned_halo       = PETSC_TRUE;  /* -mat_diag_pinned_halo: device MatMult's ghost exchange through pinned memory (MPI without CUDA awareness) */
   PetscBool      device_ops        = PETSC_TRUE;  /* -mat_diag_device_ops: MatScale/Shift/AXPY/GetDiagonal/DiagonalScale/ZeroRows on the device */
+  PetscBool      device_subdomains = PETSC_FALSE; /* set while PCASM sets up (diag_asm.cpp): MatCreateSubMatrices may return aijcusparse blocks */
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;
@@ -489,6 +490,9 @@ PETSC_INTERN PetscErrorCode MatDiagProductToDiag_Private(Mat, const char *);
 
 /* diag_mg.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterMG_Private(void);
+
+/* diag_asm.cpp */
+PETSC_INTERN PetscErrorCode MatDiagRegisterASM_Private(void);
 
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

@@ -59,8 +59,31 @@ PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)
   PetscFunctionReturn(0);
 }
 
-/* Converts the host aij transfer T in place to `type`. */
-PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscInt level)
+/* Moves the transfer T to where it computes now, in the set-up. A
+   converted aijcusparse matrix holds its values on the host until its first
+   product; left alone, that upload (861 MB for ex45's finest interpolation
+   at 257^3) and the first transposed product would land in the first
+   KSPSolve, where aijcusparse's own transfers are already on the device
+   (its Galerkin products ran there in its set-up). One product in each
+   direction PCMG uses T (both when T is the interpolation and also the
+   restriction) does it; the values are discarded. Collective on T. */
+PetscErrorCode PlaceTransfer(Mat T, PetscBool both_directions)
+{
+  Vec columns, rows;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(T, &columns, &rows));
+  PetscCall(VecSet(columns, 0.0));
+  PetscCall(VecSet(rows, 0.0));
+  PetscCall(MatMult(T, columns, rows));
+  if (both_directions) PetscCall(MatMultTranspose(T, rows, columns));
+  PetscCall(VecDestroy(&columns));
+  PetscCall(VecDestroy(&rows));
+  PetscFunctionReturn(0);
+}
+
+/* Converts the host aij transfer T in place to `type` and places it there. */
+PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscInt level, PetscBool both_directions)
 {
   PetscBool plain, same;
 
@@ -71,6 +94,7 @@ PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscI
   if (!plain || same) PetscFunctionReturn(0); /* MAIJ (several fields), a user's type, or done */
   PetscCall(PetscInfo(T, "diag: PCMG %s into level %" PetscInt_FMT " converted from %s to %s, where the level's diag operator computes\n", what, level, ((PetscObject)T)->type_name, type));
   PetscCall(MatConvert(T, type, MAT_INPLACE_MATRIX, &T));
+  PetscCall(PlaceTransfer(T, both_directions));
   PetscFunctionReturn(0);
 }
 
@@ -89,8 +113,9 @@ PetscErrorCode SetUp_MGDiag(PC pc)
     PetscCall(KSPGetOperators(l->smoothd, &A, NULL));
     PetscCall(TransferType(pc, A, type, sizeof(type)));
     if (!type[0]) continue;
-    PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i));
-    if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i));
+    /* PCMG restricts by P^T when the restriction is the interpolation */
+    PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i, l->restrct == l->interpolate ? PETSC_TRUE : PETSC_FALSE));
+    if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i, PETSC_FALSE));
   }
   PetscFunctionReturn(0);
 }
