@@ -86,29 +86,41 @@ struct Csr {
 /// holds, as CSR of the local rows (global columns, ascending in each row).
 template <class T, class Keep>
 Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
+  // Row by row (each row's entries in ascending offset order, so ascending
+  // columns), reading the diagonals as parallel streams: the CSR arrays are
+  // then written in order, where a diagonal-by-diagonal pass scatters each
+  // diagonal's entries across all of them.
   const Layout& L = A.layout;
   const auto v = A.view();
+  const Index nd = A.ndiag();
+  std::vector<Index> first(static_cast<std::size_t>(nd)), last(first), base(first);
+  for (Index k = 0; k < nd; ++k) {
+    const Index d = A.offsets[k];
+    first[k] = L.lo(d);
+    last[k] = L.hi(d);
+    base[k] = first[k] < last[k] ? v.pos(k, first[k]) - first[k] : 0;  // val index of (i, i + d): base[k] + i
+  }
+  const auto stored = [&](Index k, Index i) { return i >= first[k] && i < last[k]; };
   Csr<T> C;
   C.rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
-  for (Index k = 0; k < A.ndiag(); ++k) {
-    const Index d = A.offsets[k];
-    for (Index i = L.lo(d); i < L.hi(d); ++i)
-      if (keep(i, i + d, A.val[static_cast<std::size_t>(v.pos(k, i))])) ++C.rowptr[i - L.row_begin + 1];
+  for (Index i = L.row_begin; i < L.row_end(); ++i) {
+    Index n = 0;
+    for (Index k = 0; k < nd; ++k)
+      if (stored(k, i) && keep(i, i + A.offsets[k], A.val[static_cast<std::size_t>(base[k] + i)])) ++n;
+    C.rowptr[i - L.row_begin + 1] = n;
   }
   for (Index il = 0; il < L.nrows; ++il) C.rowptr[il + 1] += C.rowptr[il];
   C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
   C.vals.resize(static_cast<std::size_t>(C.rowptr.back()));
-  std::vector<Index> next(C.rowptr.begin(), C.rowptr.end() - 1);
-  for (Index k = 0; k < A.ndiag(); ++k) {
-    const Index d = A.offsets[k];
-    for (Index i = L.lo(d); i < L.hi(d); ++i) {
-      const T a = A.val[static_cast<std::size_t>(v.pos(k, i))];
-      if (!keep(i, i + d, a)) continue;
-      const Index p = next[i - L.row_begin]++;
-      C.colidx[p] = i + d;
-      C.vals[p] = a;
+  std::size_t p = 0;
+  for (Index i = L.row_begin; i < L.row_end(); ++i)
+    for (Index k = 0; k < nd; ++k) {
+      if (!stored(k, i)) continue;
+      const T a = A.val[static_cast<std::size_t>(base[k] + i)];
+      if (!keep(i, i + A.offsets[k], a)) continue;
+      C.colidx[p] = i + A.offsets[k];
+      C.vals[p++] = a;
     }
-  }
   return C;
 }
 

@@ -177,18 +177,45 @@ PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
 }
 
 /* An aij matrix of type `type` with A's layout (block sizes) and the
-   entries csr holds, assembled (by the CSR preallocation) as an internal
-   matrix (MatDiagAssembleInternal_Private). */
+   entries csr holds (columns ascending in each row), assembled as an
+   internal matrix (MatDiagAssembleInternal_Private). A sequential one is
+   filled whole: exact row lengths, then all column indices
+   (MatSeqAIJSetColumnIndices) and all values at once, where the CSR
+   preallocation would insert row by row through MatSetValues (a quarter
+   of a Galerkin product's set-up at 129^3, which builds the level
+   operator's aij copy). */
 static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
 {
+  PetscBool seq;
+
   PetscFunctionBegin;
-  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end()), colidx(csr.colidx.begin(), csr.colidx.end());
+  std::vector<PetscInt> colidx(csr.colidx.begin(), csr.colidx.end());
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
   PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(*B, A, A));
   PetscCall(MatSetType(*B, type));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)*B, MATSEQAIJ, &seq));
+  if (seq) {
+    std::vector<PetscInt> nnz(static_cast<std::size_t>(A->rmap->n));
+    for (PetscInt i = 0; i < A->rmap->n; i++) nnz[i] = (PetscInt)(csr.rowptr[i + 1] - csr.rowptr[i]);
+    PetscCall(MatSeqAIJSetPreallocation(*B, 0, nnz.data()));
+    if (!colidx.empty()) {
+      PetscScalar *v;
+      PetscCall(MatSeqAIJSetColumnIndices(*B, colidx.data()));
+      PetscCall(MatSeqAIJGetArrayWrite(*B, &v));
+      std::copy(csr.vals.begin(), csr.vals.end(), v);
+      PetscCall(MatSeqAIJRestoreArrayWrite(*B, &v));
+    }
+    PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
+      PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+      return 0;
+    }));
+    PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE)); /* as the CSR preallocation leaves it */
+    PetscFunctionReturn(0);
+  }
+  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end());
   PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
-    PetscCall(MatSeqAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
     PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
     return 0;
   }));
