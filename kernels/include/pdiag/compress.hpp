@@ -142,8 +142,9 @@ T majority_candidate(const T* a, Index len) {
 /// A cheap guess at the majority value of a[0, len): the majority vote over
 /// 61 positions spread over the array by a fixed pseudo-random sequence
 /// (regularly spaced samples can all fall on a grid's boundary planes).
+/// hits (if given): how many of the samples equal it.
 template <class T>
-T sample_candidate(const T* a, Index len) {
+T sample_candidate(const T* a, Index len, int* hits = nullptr) {
   constexpr int kSamples = 61;
   T sample[kSamples];
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -151,7 +152,9 @@ T sample_candidate(const T* a, Index len) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     v = a[Index((state >> 33) % std::uint64_t(len))];
   }
-  return majority_candidate(sample, Index(kSamples));
+  const T c = majority_candidate(sample, Index(kSamples));
+  if (hits) *hits = int(std::count_if(sample, sample + kSamples, [&](const T& v) { return v == c; }));
+  return c;
 }
 
 /// The positions p in [0, len) where a[p] != c, ascending, into pos (cleared
@@ -185,13 +188,27 @@ bool collect_exceptions(const T* a, Index len, T c, Index max_exc, std::vector<I
 /// 12 x 10 x 8 grid the +-1 diagonals' entries at 1/4, 1/2 and 3/4 all sit
 /// at line ends.) Either way the result is the same; the guess only saves
 /// passes. A zero constant is returned as +0.
+constexpr Index kSampledLength = 1024;  // diagonals at least this long may be judged by their sample
+constexpr int kMinSampleHits = 34;      // of sample_candidate's 61 samples (56%)
+
 template <class T>
 bool pick_constant(const T* a, Index len, T& c, std::vector<Index>& pos, bool& exact) {
   c = T(0);
   pos.clear();
   if (len <= 0) return false;
   const Index max_exc = (len * Index(sizeof(T)) - 1) / Index(sizeof(Index) + sizeof(T));
-  const T guess = sample_candidate(a, len);
+  int hits = 0;
+  const T guess = sample_candidate(a, len, &hits);
+  // The constant form needs one value in more than half of the entries
+  // (an exception costs at least two entries' bytes), and pays clearly only
+  // well above half. On a long diagonal whose sample has no value in 34 of
+  // its 61 entries the diagonal stays full, without the passes over its
+  // values that would otherwise collect up to len / 2 exceptions twice
+  // (a checkerboard coefficient: two values, each on half of the entries).
+  // A value on 75% of the entries shows in fewer than 34 samples with
+  // probability below 1e-4; only diagonals with a bare majority, which
+  // the constant form would shrink by little if at all, can be missed.
+  if (len >= kSampledLength && hits < kMinSampleHits) return false;
   T cand = guess;
   bool ok = std::isfinite(guess) && collect_exceptions(a, len, guess, std::min(max_exc, (len - 1) / 2), pos, exact);
   if (!ok) {

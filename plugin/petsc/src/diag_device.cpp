@@ -93,10 +93,14 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   PetscFunctionBegin;
   *used = PETSC_FALSE;
   pdiag::HmCompressed<PetscScalar> c;
+  bool                             candidate = false;
   PetscCall(PetscLogEventBegin(MATDIAG_Compress, 0, 0, 0, 0));
-  DiagCallKernel(c = pdiag::hm_compress(a->hm));
+  /* the sampled test first: a block no diagonal of which could pay (a
+     variable coefficient's) skips hm_compress's copy of all its values */
+  DiagCallKernel(candidate = pdiag::hm_compress_candidate(a->hm));
+  if (candidate) DiagCallKernel(c = pdiag::hm_compress(a->hm));
   PetscCall(PetscLogEventEnd(MATDIAG_Compress, 0, 0, 0, 0));
-  if (c.nconstant() == 0 || c.bytes() >= pdiag::hm_bytes(a->hm)) PetscFunctionReturn(0);
+  if (!candidate || c.nconstant() == 0 || c.bytes() >= pdiag::hm_bytes(a->hm)) PetscFunctionReturn(0);
   std::vector<Index> meta;
   for (const std::vector<Index> *v : {&c.offsets, &c.vbase, &c.exc_rows, &c.exc_ptr, &c.exc_diag}) meta.insert(meta.end(), v->begin(), v->end());
   std::vector<PetscScalar> vals;
