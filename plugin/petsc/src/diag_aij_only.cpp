@@ -47,14 +47,6 @@ PetscErrorCode Always(PC, PetscBool *yes)
 
 AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", Always, true}, {"mpi", Always, false}};
 
-PetscErrorCode IsDiag(Mat A, PetscBool *diag)
-{
-  PetscFunctionBegin;
-  *diag = PETSC_FALSE;
-  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, diag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  PetscFunctionReturn(0);
-}
-
 /* The aij operator a wrapped PC is set up with: the companion, or for a
    multigrid PC on a diag operator that computes on the GPU (diagcuda, or
    diag with CUDA vectors) an aijcusparse copy of it (kept on the PC until
@@ -111,7 +103,7 @@ PetscErrorCode SetUp_Wrapped(PC pc)
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(IsDiag(pmat, &diag));
+  PetscCall(MatDiagIsDiag_Private(pmat, &diag));
   if (diag) PetscCall(w.when(pc, &needed));
   if (!diag || !needed) {
     PetscCall((*w.setup)(pc));
@@ -178,7 +170,7 @@ PetscErrorCode ColoringApply_Wrapped(MatColoring mc, ISColoring *coloring)
   PetscErrorCode   ierr;
 
   PetscFunctionBegin;
-  PetscCall(IsDiag(mat, &diag));
+  PetscCall(MatDiagIsDiag_Private(mat, &diag));
   if (!diag) {
     PetscCall((*w.apply)(mc, coloring));
     PetscFunctionReturn(0);
@@ -248,7 +240,7 @@ PetscErrorCode Ordering_Wrapped(Mat mat, MatOrderingType type, IS *rperm, IS *cp
   Mat         C;
 
   PetscFunctionBegin;
-  PetscCall(IsDiag(mat, &diag));
+  PetscCall(MatDiagIsDiag_Private(mat, &diag));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)mat), &size));
   if (!diag || size == 1) {
     PetscCall((*kOrderings[I].order)(mat, type, rperm, cperm));

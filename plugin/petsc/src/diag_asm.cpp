@@ -13,48 +13,27 @@
    diag operator lets MatCreateSubMatrices return aijcusparse blocks
    (Mat_Diag::device_subdomains); every other caller gets blocks that work
    with any vector (diag, or host aij). */
-#include "diag_impl.hpp"
-
-#include <petsc/private/pcimpl.h>
+#include "diag_pc_setup_wrap.hpp"
 
 namespace {
 
-PetscErrorCode (*asm_create)(PC) = nullptr; /* PETSc's PCCreate_ASM */
-PetscErrorCode (*asm_setup)(PC)  = nullptr; /* PETSc's PCSetUp_ASM */
+PetscErrorCode SetUp_ASMDiag(PC);
 
-/* The diag data of the preconditioning matrix, or NULL for another type. */
-PetscErrorCode DiagOf(Mat P, Mat_Diag **a)
-{
-  PetscBool isdiag = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  *a = nullptr;
-  if (P) PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (isdiag) *a = (Mat_Diag *)P->data;
-  PetscFunctionReturn(0);
-}
+DiagPCSetUpWrap asm_wrap{PCASM, SetUp_ASMDiag};
 
 PetscErrorCode SetUp_ASMDiag(PC pc)
 {
-  Mat_Diag      *a;
+  PetscBool      isdiag;
+  Mat_Diag      *a = nullptr;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(DiagOf(pc->pmat, &a));
+  PetscCall(MatDiagIsDiag_Private(pc->pmat, &isdiag));
+  if (isdiag) a = (Mat_Diag *)pc->pmat->data;
   if (a) a->device_subdomains = PETSC_TRUE;
-  ierr = (*asm_setup)(pc);
+  ierr = (*asm_wrap.setup)(pc);
   if (a) a->device_subdomains = PETSC_FALSE; /* also when the set-up failed */
   PetscCall(ierr);
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode Create_ASMDiag(PC pc)
-{
-  PetscFunctionBegin;
-  PetscCall((*asm_create)(pc));
-  if (!asm_setup) asm_setup = pc->ops->setup;
-  PetscCheck(asm_setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PCASM changed its set-up function");
-  pc->ops->setup = SetUp_ASMDiag;
   PetscFunctionReturn(0);
 }
 
@@ -63,13 +42,5 @@ PetscErrorCode Create_ASMDiag(PC pc)
 /* Wraps PCASM's set-up (see above). */
 PetscErrorCode MatDiagRegisterASM_Private(void)
 {
-  PetscErrorCode (*create)(PC) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PCInitializePackage());
-  PetscCall(PetscFunctionListFind(PCList, PCASM, &create));
-  if (!create || create == Create_ASMDiag) PetscFunctionReturn(0);
-  asm_create = create;
-  PetscCall(PCRegister(PCASM, Create_ASMDiag));
-  PetscFunctionReturn(0);
+  return DiagPCRegisterWrapped<asm_wrap>();
 }

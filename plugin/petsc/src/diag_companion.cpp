@@ -635,7 +635,7 @@ PetscErrorCode MatDiagFromAIJReuse_Private(Mat S, Mat from, MatType type, MatReu
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)*out, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+    PetscCall(MatDiagIsDiag_Private(*out, &isdiag));
     if (isdiag) PetscCall(MatConvertFrom_Diag(S, type, MAT_REUSE_MATRIX, out));
     else PetscCall(MatCopy(S, *out, SAME_NONZERO_PATTERN));
     PetscCall(MatDestroy(&S));

@@ -44,7 +44,7 @@ PetscErrorCode InnerDiag(Mat N, PetscBool hermitian, Mat *D)
   *D = NULL;
   if (hermitian) PetscCall(MatNormalHermitianGetMat(N, &inner));
   else PetscCall(MatNormalGetMat(N, &inner));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)inner, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(MatDiagIsDiag_Private(inner, &isdiag));
   if (isdiag) *D = inner;
   PetscFunctionReturn(0);
 }

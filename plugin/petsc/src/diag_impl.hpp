@@ -494,5 +494,14 @@ PETSC_INTERN PetscErrorCode MatDiagRegisterMG_Private(void);
 /* diag_asm.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterASM_Private(void);
 
+/* Whether A (NULL: no) is a diag matrix of any of the four types. */
+static inline PetscErrorCode MatDiagIsDiag_Private(Mat A, PetscBool *isdiag)
+{
+  PetscFunctionBegin;
+  *isdiag = PETSC_FALSE;
+  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscFunctionReturn(0);
+}
+
 /* diag_product.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetProductOps_Private(Mat);

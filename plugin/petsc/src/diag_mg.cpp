@@ -19,24 +19,24 @@
    -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
    instead, for any level with a diag operator ("none": no conversion);
    with host vectors the transfers are left alone by default. */
-#include "diag_impl.hpp"
+#include "diag_pc_setup_wrap.hpp"
 
-#include <petsc/private/pcimpl.h>
 #include <petsc/private/pcmgimpl.h>
 
 namespace {
 
-PetscErrorCode (*mg_create)(PC) = nullptr; /* PETSc's PCCreate_MG */
-PetscErrorCode (*mg_setup)(PC)  = nullptr; /* PETSc's PCSetUp_MG */
+PetscErrorCode SetUp_MGDiag(PC);
+
+DiagPCSetUpWrap mg_wrap{PCMG, SetUp_MGDiag};
 
 /* The type the transfers into a level with operator A take, or "" for none. */
 PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)
 {
-  PetscBool isdiag = PETSC_FALSE, set, cuda = PETSC_FALSE;
+  PetscBool isdiag, set, cuda = PETSC_FALSE;
 
   PetscFunctionBegin;
   type[0] = 0;
-  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(MatDiagIsDiag_Private(A, &isdiag));
   if (!isdiag) PetscFunctionReturn(0);
   PetscCall(PetscOptionsGetString(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_transfer_type", type, len, &set));
   if (set) {
@@ -103,7 +103,7 @@ PetscErrorCode SetUp_MGDiag(PC pc)
   PC_MG *mg = (PC_MG *)pc->data;
 
   PetscFunctionBegin;
-  PetscCall((*mg_setup)(pc));
+  PetscCall((*mg_wrap.setup)(pc));
   if (!mg->levels) PetscFunctionReturn(0);
   for (PetscInt i = 1; i < mg->nlevels; i++) {
     PC_MG_Levels *l = mg->levels[i];
@@ -120,29 +120,10 @@ PetscErrorCode SetUp_MGDiag(PC pc)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode Create_MGDiag(PC pc)
-{
-  PetscFunctionBegin;
-  PetscCall((*mg_create)(pc));
-  if (!mg_setup) mg_setup = pc->ops->setup;
-  PetscCheck(mg_setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PCMG changed its set-up function");
-  pc->ops->setup = SetUp_MGDiag;
-  PetscFunctionReturn(0);
-}
-
 } // namespace
 
-/* Wraps PCMG's set-up (see above). PCs built on PCMG (GAMG, HMG, ...) set
-   their own set-up after PCMG's creation and are not affected. */
+/* Wraps PCMG's set-up (see above; diag_pc_setup_wrap.hpp). */
 PetscErrorCode MatDiagRegisterMG_Private(void)
 {
-  PetscErrorCode (*create)(PC) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PCInitializePackage());
-  PetscCall(PetscFunctionListFind(PCList, PCMG, &create));
-  if (!create || create == Create_MGDiag) PetscFunctionReturn(0);
-  mg_create = create;
-  PetscCall(PCRegister(PCMG, Create_MGDiag));
-  PetscFunctionReturn(0);
+  return DiagPCRegisterWrapped<mg_wrap>();
 }

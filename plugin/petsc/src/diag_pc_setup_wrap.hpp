@@ -1,0 +1,44 @@
+/* Wrapping the set-up of one of PETSc's PC types (PCMG: diag_mg.cpp, PCASM:
+   diag_asm.cpp). The plugin registers its own creation function under the
+   PC type's name: it runs PETSc's creation, keeps PETSc's set-up function
+   (the same for every PC of the type) and puts the plugin's in its place,
+   which calls PETSc's. PCs that reuse the type's creation and then set
+   their own set-up (GAMG, HMG on PCMG) are not affected. */
+#pragma once
+
+#include "diag_impl.hpp"
+
+#include <petsc/private/pcimpl.h>
+
+struct DiagPCSetUpWrap {
+  const char *type;                                /* the PC type whose set-up is wrapped */
+  PetscErrorCode (*wrapper)(PC);                   /* the plugin's set-up; calls `setup` */
+  PetscErrorCode (*create)(PC) = nullptr;          /* PETSc's creation */
+  PetscErrorCode (*setup)(PC)  = nullptr;          /* PETSc's set-up, taken from the first PC created */
+};
+
+template <DiagPCSetUpWrap &W>
+PetscErrorCode DiagPCCreateWrapped(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall((*W.create)(pc));
+  if (!W.setup) W.setup = pc->ops->setup;
+  PetscCheck(W.setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PC type %s changed its set-up function", W.type);
+  pc->ops->setup = W.wrapper;
+  PetscFunctionReturn(0);
+}
+
+/* Registers the wrapping creation function (once: a second call finds it). */
+template <DiagPCSetUpWrap &W>
+PetscErrorCode DiagPCRegisterWrapped(void)
+{
+  PetscErrorCode (*create)(PC) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PCInitializePackage());
+  PetscCall(PetscFunctionListFind(PCList, W.type, &create));
+  if (!create || create == DiagPCCreateWrapped<W>) PetscFunctionReturn(0);
+  W.create = create;
+  PetscCall(PCRegister(W.type, DiagPCCreateWrapped<W>));
+  PetscFunctionReturn(0);
+}
