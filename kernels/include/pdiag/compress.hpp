@@ -143,9 +143,10 @@ T majority_candidate(const T* a, Index len) {
 /// 61 positions spread over the array by a fixed pseudo-random sequence
 /// (regularly spaced samples can all fall on a grid's boundary planes).
 /// hits (if given): how many of the samples equal it.
+constexpr int kSamples = 61;
+
 template <class T>
 T sample_candidate(const T* a, Index len, int* hits = nullptr) {
-  constexpr int kSamples = 61;
   T sample[kSamples];
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
   for (T& v : sample) {
@@ -189,7 +190,7 @@ bool collect_exceptions(const T* a, Index len, T c, Index max_exc, std::vector<I
 /// at line ends.) Either way the result is the same; the guess only saves
 /// passes. A zero constant is returned as +0.
 constexpr Index kSampledLength = 1024;  // diagonals at least this long may be judged by their sample
-constexpr int kMinSampleHits = 34;      // of sample_candidate's 61 samples (56%)
+constexpr int kMinSampleHits = 34;      // of sample_candidate's kSamples = 61 (56%)
 
 template <class T>
 bool pick_constant(const T* a, Index len, T& c, std::vector<Index>& pos, bool& exact) {
@@ -238,20 +239,12 @@ const Index* compressed_shift_or_default(const HmCompressedView<T>& A, const Ind
 /// product's result); true means try hm_compress and compare bytes.
 template <class T>
 bool hm_compress_candidate(const HmMatrix<T>& A) {
-  constexpr int kSamples = 61;
   for (Index k = 0; k < A.ndiag(); ++k) {
     const Index len = A.start[k + 1] - A.start[k];
     if (len < 64) continue;
-    const T* a = A.val.data() + A.start[k];
-    T sample[kSamples];
-    std::uint64_t state = 0x9E3779B97F4A7C15ull;
-    for (T& v : sample) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      v = a[Index((state >> 33) % std::uint64_t(len))];
-    }
-    const T c = detail::majority_candidate(sample, Index(kSamples));
-    const int hits = int(std::count(sample, sample + kSamples, c));
-    if (2 * hits > kSamples) return true;
+    int hits = 0;
+    detail::sample_candidate(A.val.data() + A.start[k], len, &hits);
+    if (2 * hits > detail::kSamples) return true;
   }
   return false;
 }
