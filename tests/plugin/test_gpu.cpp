@@ -295,6 +295,24 @@ PetscErrorCode StencilMatrix(DM da, Mat *Aout)
   PetscFunctionReturn(0);
 }
 
+/* KSPSolve(ksp, b, x) in a log stage of its own (name made unique), and
+   the KSPSolve event's numbers in that stage (time, host<->device copies). */
+PetscErrorCode SolveInOwnStage(KSP ksp, Vec b, Vec x, const std::string &name, PetscEventPerfInfo *info)
+{
+  static int    nstage = 0; /* stage names must be unique */
+  PetscLogStage stage;
+  PetscLogEvent ev;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogStageRegister((name + "_" + std::to_string(nstage++)).c_str(), &stage));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscLogEventGetId("KSPSolve", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(stage, ev, info));
+  PetscFunctionReturn(0);
+}
+
 /* A CG solve with pctype on da's stencil matrix (da's matrix and vector
    types): its KSP after a first solve; *copies: the host<->device copies
    of a second solve, run for exactly `its` iterations if its > 0, else to
@@ -305,9 +323,7 @@ PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *
   Vec                x, b;
   KSP                ksp;
   PC                 pc;
-  PetscLogEvent      ev;
   PetscEventPerfInfo info;
-  PetscLogStage      stage;
 
   PetscFunctionBeginUser;
   Trace("stencil solve " + std::string(pctype));
@@ -340,13 +356,7 @@ PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *
   } else PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
   PetscCall(KSPSetUp(ksp));
   PetscCall(KSPSolve(ksp, b, x)); /* first solve: uploads */
-  static int nstage = 0; /* stage names must be unique */
-  PetscCall(PetscLogStageRegister(("solve" + std::to_string(its) + "_" + std::to_string(nstage++)).c_str(), &stage));
-  PetscCall(PetscLogStagePush(stage));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscLogStagePop());
-  PetscCall(PetscLogEventGetId("KSPSolve", &ev));
-  PetscCall(PetscLogEventGetPerfInfo(stage, ev, &info));
+  PetscCall(SolveInOwnStage(ksp, b, x, "solve" + std::to_string(its), &info));
   *copies = its > 0 ? info.CpuToGpuCount + info.GpuToCpuCount : -1;
   {
     KSPConvergedReason reason;
@@ -370,9 +380,7 @@ PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscInt *iter
   Vec                x, b;
   KSP                ksp;
   PC                 pc;
-  PetscLogEvent      ev;
   PetscEventPerfInfo info;
-  PetscLogStage      stage;
 
   PetscFunctionBeginUser;
   Trace("Galerkin MG first solve");
@@ -402,13 +410,7 @@ PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscInt *iter
     PetscCall(PCSetType(spc, PCJACOBI));
   }
   PetscCall(KSPSetUp(ksp));
-  static int nstage = 0; /* stage names must be unique */
-  PetscCall(PetscLogStageRegister(("mgfirst_" + std::to_string(nstage++)).c_str(), &stage));
-  PetscCall(PetscLogStagePush(stage));
-  PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(PetscLogStagePop());
-  PetscCall(PetscLogEventGetId("KSPSolve", &ev));
-  PetscCall(PetscLogEventGetPerfInfo(stage, ev, &info));
+  PetscCall(SolveInOwnStage(ksp, b, x, "mgfirst", &info));
   *bytes = info.CpuToGpuSize;
   PetscCall(KSPGetIterationNumber(ksp, iterations));
   PetscCall(KSPDestroy(&ksp));
