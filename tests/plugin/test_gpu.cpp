@@ -373,8 +373,10 @@ PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *
 
 /* PCMG with Galerkin coarse operators on da (3 levels, Jacobi smoothers),
    da's matrix and vector types: the bytes copied to the device by the
-   first KSPSolve after KSPSetUp (*bytes), and the iterations to rtol 1e-8. */
-PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscInt *iterations)
+   first KSPSolve after KSPSetUp (*bytes), its copies to the host
+   (*to_host), the iterations to rtol 1e-8 and the type of the coarse
+   LU's factor matrix (*coarse_factor_type, 32 characters). */
+PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscLogDouble *to_host, PetscInt *iterations, char coarse_factor_type[])
 {
   Mat                A;
   Vec                x, b;
@@ -411,8 +413,20 @@ PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscInt *iter
   }
   PetscCall(KSPSetUp(ksp));
   PetscCall(SolveInOwnStage(ksp, b, x, "mgfirst", &info));
-  *bytes = info.CpuToGpuSize;
+  *bytes   = info.CpuToGpuSize;
+  *to_host = info.GpuToCpuCount;
   PetscCall(KSPGetIterationNumber(ksp, iterations));
+  {
+    KSP           coarse;
+    PC            cpc;
+    Mat           F;
+    MatType       type;
+    PetscCall(PCMGGetCoarseSolve(pc, &coarse));
+    PetscCall(KSPGetPC(coarse, &cpc));
+    PetscCall(PCFactorGetMatrix(cpc, &F));
+    PetscCall(MatGetType(F, &type));
+    PetscCall(PetscStrncpy(coarse_factor_type, type, 32));
+  }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -765,7 +779,7 @@ int main(int argc, char **argv)
        host); ILU / ICC (one process) and bjacobi / ASM with their default
        ILU(0) blocks: level-scheduled triangular solves on the device */
     std::vector<PCType> pcs = {PCJACOBI, PCSOR, PCBJACOBI, PCASM};
-    if (size == 1) pcs.insert(pcs.end(), {PCILU, PCICC});
+    if (size == 1) pcs.insert(pcs.end(), {PCILU, PCICC, PCLU, PCCHOLESKY}); /* 24^3 rows: LU and Cholesky by cuSPARSE's factor */
     for (PCType pctype : pcs) {
       PetscLogDouble grow[2];
       PetscInt       its;
@@ -776,7 +790,10 @@ int main(int argc, char **argv)
         grow[t] = c40 - c10;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s: KSPSolve host<->device copies: %g for 10 iterations, %g for 40\n", t == 0 ? "diag" : "aijcusparse", pctype, c10, c40));
       }
-      if (size == 1) Check(grow[0] == 0, std::string("no host-device copies per CG iteration with ") + pctype);
+      /* none on one process, unless aijcusparse's own solve copies too
+         (PETSc 3.18 built with CUDA 13 solves cuSPARSE's Cholesky factors
+         on the host: cuSPARSE 12 dropped the csrsv2 it used) */
+      if (size == 1 && grow[1] == 0) Check(grow[0] == 0, std::string("no host-device copies per CG iteration with ") + pctype);
       Check(grow[0] <= grow[1], std::string("no more host-device copies per CG iteration than aijcusparse with ") + pctype);
       { /* the device solve converges as the host one: the same iterations (+-1) */
         DM       dh;
@@ -801,20 +818,34 @@ int main(int argc, char **argv)
          first use, they add their own bytes or the vectors' at every
          application). One process: PETSc 3.18's aijcusparse has no
          parallel Galerkin MG. */
-      PetscLogDouble bytes[2];
+      PetscLogDouble bytes[2], to_host[2];
       PetscInt       its[2], n = 25; /* coarsens to 13^3 and 7^3 */
+      char           coarse_factor_type[2][32];
       DM             dmg;
       PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &dmg));
       PetscCall(DMSetVecType(dmg, VECCUDA));
       PetscCall(DMSetUp(dmg));
       for (int t = 0; t < 2; t++) {
         PetscCall(DMSetMatType(dmg, t == 0 ? MATDIAG : MATAIJCUSPARSE));
-        PetscCall(GalerkinMGFirstSolve(dmg, &bytes[t], &its[t]));
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, Galerkin MG: first KSPSolve copies %g bytes to the device, %" PetscInt_FMT " iterations\n", t == 0 ? "diag" : "aijcusparse", bytes[t], its[t]));
+        PetscCall(GalerkinMGFirstSolve(dmg, &bytes[t], &to_host[t], &its[t], coarse_factor_type[t]));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, Galerkin MG: first KSPSolve copies %g bytes to the device and %g times to the host, %" PetscInt_FMT " iterations, coarse LU factor %s\n", t == 0 ? "diag" : "aijcusparse", bytes[t], to_host[t], its[t], coarse_factor_type[t]));
       }
-      PetscCall(DMDestroy(&dmg));
       Check(bytes[0] <= bytes[1] + (PetscLogDouble)(n * n * n * sizeof(PetscScalar)), "Galerkin MG: the first KSPSolve uploads no more than aijcusparse's (plus one fine vector)");
       Check(PetscAbs(its[0] - its[1]) <= 1, "Galerkin MG: diag's iterations are aijcusparse's (+-1)");
+      /* the coarse LU (7^3 rows) is solved on the device, as aijcusparse's:
+         the V-cycles copy nothing to the host (PETSc's host LU would copy
+         the coarse vectors every cycle); densely by cuSOLVER, or with
+         -mat_diag_dense_factor_max 0 by cuSPARSE as aijcusparse's */
+      Check(std::string(coarse_factor_type[0]) == MATSEQDENSECUDA, std::string("Galerkin MG: diag's coarse LU is cuSOLVER's dense factor (") + coarse_factor_type[0] + ")");
+      Check(to_host[0] <= to_host[1], "Galerkin MG: the first KSPSolve copies to the host no more often than aijcusparse's");
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_dense_factor_max", "0"));
+      PetscCall(DMSetMatType(dmg, MATDIAG));
+      PetscCall(GalerkinMGFirstSolve(dmg, &bytes[0], &to_host[0], &its[0], coarse_factor_type[0]));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_dense_factor_max"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "diag, Galerkin MG, -mat_diag_dense_factor_max 0: %g copies to the host, %" PetscInt_FMT " iterations, coarse LU factor %s\n", to_host[0], its[0], coarse_factor_type[0]));
+      Check(std::string(coarse_factor_type[0]) == coarse_factor_type[1], std::string("Galerkin MG, -mat_diag_dense_factor_max 0: diag's coarse LU factor is aijcusparse's (") + coarse_factor_type[1] + ")");
+      Check(to_host[0] <= to_host[1] && PetscAbs(its[0] - its[1]) <= 1, "Galerkin MG, -mat_diag_dense_factor_max 0: no more copies to the host than aijcusparse, its iterations (+-1)");
+      PetscCall(DMDestroy(&dmg));
     }
     PetscCall(DMDestroy(&da));
   }

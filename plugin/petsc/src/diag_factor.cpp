@@ -15,7 +15,20 @@
 
    ILU(0) and ICC(0) with the natural ordering ("petsc" package, one
    process) run natively on the diagonals instead (diag_factor_native.cpp):
-   the factors keep the matrix's stored diagonals. */
+   the factors keep the matrix's stored diagonals.
+
+   On the GPU (a sequential diag matrix with CUDA vectors), LU and Cholesky
+   of the default package solve on the device, so that PCMG's coarse solve
+   copies no vector to the host: an LU of at most
+   -mat_diag_dense_factor_max rows (default: a dense factor of 256 MiB,
+   5792 rows) is factored densely with cuSOLVER (PETSc's "cuda" package on
+   a dense copy) and solved by its inverse (FormInverse): PCMG's coarse
+   grids, whose sparse triangular solves are sequences of small levels,
+   solve faster as one dense product; a larger
+   one as aijcusparse's default, cuSPARSE's factor ("cusparse" package) of
+   an aijcusparse copy. -mat_diag_device_factor false or MatBindToCPU()
+   keep PETSc's host factor; "cusparse" can also be named
+   (-pc_factor_mat_solver_type cusparse). */
 #include "diag_impl.hpp"
 
 #include <array>
@@ -25,8 +38,9 @@ namespace {
 
 /* The solver packages PETSc may have for aij (those this PETSc lacks are
    skipped at registration). */
-const char *const kSolverPackages[] = {"petsc", "mumps", "superlu", "superlu_dist", "umfpack", "cholmod", "klu", "pastix", "mkl_pardiso", "mkl_cpardiso", "strumpack", "spqr", "lusol", "essl", "matlab", "bas", "scalapack", "elemental", "htool", "kokkos"};
+const char *const kSolverPackages[] = {"petsc", "cusparse", "mumps", "superlu", "superlu_dist", "umfpack", "cholmod", "klu", "pastix", "mkl_pardiso", "mkl_cpardiso", "strumpack", "spqr", "lusol", "essl", "matlab", "bas", "scalapack", "elemental", "htool", "kokkos"};
 constexpr int     kNumPackages      = (int)(sizeof(kSolverPackages) / sizeof(kSolverPackages[0]));
+constexpr int     kCuSparse         = 1; /* kSolverPackages[kCuSparse] is "cusparse" */
 
 const char *const kHooksName = "MatDiagFactorHooks";
 
@@ -42,14 +56,73 @@ struct FactorHooks {
   PetscErrorCode (*qr_symbolic)(Mat, Mat, IS, const MatFactorInfo *)        = nullptr;
   PetscErrorCode (*qr_numeric)(Mat, Mat, const MatFactorInfo *)             = nullptr;
   const char *package                                                       = nullptr;
-  PetscInt    companion_build = -1; /* Mat_Diag::companion_builds at the symbolic phase */
+  PetscInt    companion_build = -1;          /* Mat_Diag::companion_builds at the symbolic phase */
+  MatType     copy_type       = nullptr; /* the package factors a copy of the companion of this type (NULL: the companion) */
+  PetscInt    device_copy_build = -1;    /* the companion build that copy was made from */
 };
+
+const char *const kDeviceCopyName = "MatDiagFactorDeviceCopy";
+
+/* On the GPU, LUs of at most this many rows are dense: a
+   factor and its inverse of 256 MiB each (and the identity while the
+   inverse is formed); a product with the inverse reads it in well under a
+   millisecond, where a sparse triangular solve of a coarse grid takes
+   milliseconds. */
+constexpr PetscInt kDenseFactorMaxRows = 5792;
 
 PetscErrorCode GetHooks(Mat F, FactorHooks **h)
 {
   PetscFunctionBegin;
   PetscCall(PetscDiagQueryObject((PetscObject)F, kHooksName, h));
   PetscCheck(*h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor matrix without its package's functions");
+  PetscFunctionReturn(0);
+}
+
+/* The matrix the package factors: the companion, or its copy of
+   h->copy_type (aijcusparse for cuSPARSE, whose factorization reads the
+   cuSPARSE part of the matrix; dense for cuSOLVER), made again when the
+   companion was rebuilt (a dense copy: at every numeric phase) and otherwise given
+   the companion's current values (numeric phases; the symbolic phases read
+   no values). */
+PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, PetscBool numeric, Mat *M)
+{
+  Mat       C, G = NULL;
+  PetscBool dense;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(A, purpose, &C));
+  *M = C;
+  if (!h->copy_type) PetscFunctionReturn(0);
+  PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
+  PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
+  const PetscBool rebuilt = (PetscBool)(h->device_copy_build != ((Mat_Diag *)A->data)->companion_builds);
+  if (G && !rebuilt && !numeric) {
+    *M = G;
+    PetscFunctionReturn(0);
+  }
+  if (!G || dense || rebuilt) {
+    PetscCall(MatConvert(C, h->copy_type, MAT_INITIAL_MATRIX, &G));
+    PetscCall(PetscObjectCompose((PetscObject)F, kDeviceCopyName, (PetscObject)G));
+    PetscCall(MatDestroy(&G)); /* F holds it */
+    PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
+    h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
+  } else { /* the aijcusparse copy of the same structure: the values only */
+    const PetscInt    *ia, *ja;
+    PetscInt           n;
+    PetscBool          done;
+    const PetscScalar *from;
+    PetscScalar       *to;
+    PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the aij copy gave no row structure");
+    const PetscInt nz = ia[n];
+    PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCall(MatSeqAIJGetArrayRead(C, &from));
+    PetscCall(MatSeqAIJGetArrayWrite(G, &to));
+    PetscCall(PetscArraycpy(to, from, nz));
+    PetscCall(MatSeqAIJRestoreArrayWrite(G, &to));
+    PetscCall(MatSeqAIJRestoreArrayRead(C, &from));
+  }
+  *M = G;
   PetscFunctionReturn(0);
 }
 
@@ -67,6 +140,82 @@ PetscErrorCode CheckSameCompanion(Mat A, const FactorHooks *h)
   PetscFunctionReturn(0);
 }
 
+/* cuSOLVER's dense factor solves one right-hand side by two triangular
+   solves with one column, far below the memory bandwidth (1.4 ms for a
+   coarse grid of 4913 rows on an H200, against 0.04 ms to read its factor
+   once). So after the numeric phase the inverse is formed on the device
+   from the factor (MatMatSolveTranspose with the identity: n right-hand
+   sides at once), and a solve is one product with it (a dense
+   MatMultTranspose: gemv, which reads it once). The inverse is kept
+   transposed, A^-T, because the transposed gemv gives each entry of the
+   result a column of its own to reduce (parallel over all n), where the
+   plain one runs a row per thread (n/128 thread blocks: 0.54 ms for the
+   same grid). The same LU, applied as its inverse. */
+const char *const kInverseName = "MatDiagFactorInverseTranspose";
+
+PetscErrorCode InverseTranspose(Mat F, Mat *inverse_transpose)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, kInverseName, (PetscObject *)inverse_transpose));
+  PetscCheck(*inverse_transpose, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: dense factor without its inverse");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SolveByInverse(Mat F, Vec b, Vec x)
+{
+  Mat inverse_transpose;
+
+  PetscFunctionBegin;
+  PetscCall(InverseTranspose(F, &inverse_transpose));
+  PetscCall(MatMultTranspose(inverse_transpose, b, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SolveTransposeByInverse(Mat F, Vec b, Vec x)
+{
+  Mat inverse_transpose;
+
+  PetscFunctionBegin;
+  PetscCall(InverseTranspose(F, &inverse_transpose));
+  PetscCall(MatMult(inverse_transpose, b, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FormInverse(Mat F, const FactorHooks *h)
+{
+  PetscBool dense;
+  Mat       identity, inverse_transpose;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
+  if (!h->copy_type || !dense) PetscFunctionReturn(0);
+  PetscCall(MatCreateDense(PETSC_COMM_SELF, F->rmap->n, F->cmap->n, F->rmap->n, F->cmap->n, NULL, &identity));
+  PetscCall(MatSetType(identity, MATSEQDENSECUDA));
+  PetscCall(MatZeroEntries(identity));
+  PetscCall(MatShift(identity, 1.0));
+  PetscCall(MatDuplicate(identity, MAT_DO_NOT_COPY_VALUES, &inverse_transpose));
+  PetscCall(MatMatSolveTranspose(F, identity, inverse_transpose));
+  PetscCall(MatDestroy(&identity));
+  { /* one product now, so that its one-time cost falls in the set-up, as
+       PCMG's transfers' do (diag_mg.cpp): loading cuBLAS's gemv kernel took
+       28 ms at a process's first call on an H200, 0.06 ms at the next */
+    Vec x, y;
+    PetscCall(MatCreateVecs(inverse_transpose, &x, &y));
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(MatMultTranspose(inverse_transpose, x, y));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(PetscObjectCompose((PetscObject)F, kInverseName, (PetscObject)inverse_transpose));
+  PetscCall(MatDestroy(&inverse_transpose)); /* F holds it */
+  F->ops->solve             = SolveByInverse;
+  F->ops->solvetranspose    = SolveTransposeByInverse;
+  F->ops->solveadd          = NULL; /* PETSc composes these from the solves */
+  F->ops->solvetransposeadd = NULL;
+  PetscCall(PetscInfo(F, "diag: the dense factor's inverse formed on the device (%" PetscInt_FMT " rows): solves are one product with it\n", F->rmap->n));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 {
   FactorHooks *h;
@@ -74,9 +223,10 @@ PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the numeric factorization", PETSC_TRUE, &C));
   PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->lu_numeric)(F, C, info));
+  PetscCall(FormInverse(F, h));
   PetscFunctionReturn(0);
 }
 
@@ -87,7 +237,7 @@ PetscErrorCode CholeskyNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the numeric factorization", PETSC_TRUE, &C));
   PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->cholesky_numeric)(F, C, info));
   PetscFunctionReturn(0);
@@ -100,7 +250,7 @@ PetscErrorCode QRNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the numeric factorization", PETSC_TRUE, &C));
   PetscCall(CheckSameCompanion(A, h));
   PetscCall((*h->qr_numeric)(F, C, info));
   PetscFunctionReturn(0);
@@ -130,7 +280,7 @@ PetscErrorCode LUSymbolic_Diag(Mat F, Mat A, IS row, IS col, const MatFactorInfo
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the LU factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the LU factorization", PETSC_FALSE, &C));
   PetscCall((*h->lu_symbolic)(F, C, row, col, info));
   TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
@@ -149,7 +299,7 @@ PetscErrorCode ILUSymbolic_Diag(Mat F, Mat A, IS row, IS col, const MatFactorInf
     PetscCall(MatDiagFactorNativeSymbolic_Private(F, A, MAT_FACTOR_ILU, info));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagGetCompanion_Private(A, "the ILU factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the ILU factorization", PETSC_FALSE, &C));
   PetscCall((*h->ilu_symbolic)(F, C, row, col, info));
   TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
@@ -162,7 +312,7 @@ PetscErrorCode CholeskySymbolic_Diag(Mat F, Mat A, IS perm, const MatFactorInfo 
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the Cholesky factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the Cholesky factorization", PETSC_FALSE, &C));
   PetscCall((*h->cholesky_symbolic)(F, C, perm, info));
   TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
@@ -181,7 +331,7 @@ PetscErrorCode ICCSymbolic_Diag(Mat F, Mat A, IS perm, const MatFactorInfo *info
     PetscCall(MatDiagFactorNativeSymbolic_Private(F, A, MAT_FACTOR_ICC, info));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagGetCompanion_Private(A, "the ICC factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the ICC factorization", PETSC_FALSE, &C));
   PetscCall((*h->icc_symbolic)(F, C, perm, info));
   TakeNumeric(F, A, h);
   PetscFunctionReturn(0);
@@ -194,7 +344,7 @@ PetscErrorCode QRSymbolic_Diag(Mat F, Mat A, IS col, const MatFactorInfo *info)
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
-  PetscCall(MatDiagGetCompanion_Private(A, "the QR factorization", &C));
+  PetscCall(FactorInput(F, A, h, "the QR factorization", PETSC_FALSE, &C));
   PetscCall((*h->qr_symbolic)(F, C, col, info));
   h->companion_build = ((Mat_Diag *)A->data)->companion_builds;
   { /* QR's numeric phase is composed, not in the ops table */
@@ -208,29 +358,75 @@ PetscErrorCode QRSymbolic_Diag(Mat F, Mat A, IS col, const MatFactorInfo *info)
   PetscFunctionReturn(0);
 }
 
+/* The package that factors A, and the type of the companion's copy it
+   factors (NULL: the companion itself): the named package, or on the GPU
+   (LU and Cholesky of the default package for a sequential diag matrix
+   with CUDA vectors) cuSOLVER's dense factor of a small matrix, cuSPARSE's
+   of a larger one. */
+PetscErrorCode FactorPackage(Mat A, const char *package, MatFactorType ftype, const char **use, MatType *copy_type)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  *use       = package;
+  *copy_type = NULL;
+  PetscCall(PetscStrcmp(package, MATSOLVERCUSPARSE, &cusparse)); /* registered only where PETSc has it */
+  if (cusparse) {
+    *copy_type = MATSEQAIJCUSPARSE;
+    PetscFunctionReturn(0);
+  }
+#if defined(PDIAG_PETSC_CUDA)
+  PetscBool petsc, seq, wanted = PETSC_TRUE;
+  PetscInt  dense_max = kDenseFactorMaxRows;
+  PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (!petsc || !seq || (ftype != MAT_FACTOR_LU && ftype != MAT_FACTOR_CHOLESKY) || !MatDiagWantsDevice_Private(A)) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_device_factor", &wanted, NULL));
+  if (!wanted) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_dense_factor_max", &dense_max, NULL));
+  /* dense Cholesky: PETSc's CUDA build lacks cuSOLVER's symmetric-indefinite solve (sytrs) that it uses for matrices not marked SPD */
+  const PetscBool dense = (PetscBool)(ftype == MAT_FACTOR_LU && A->rmap->n <= dense_max);
+  *use                  = dense ? MATSOLVERCUDA : MATSOLVERCUSPARSE;
+  *copy_type            = dense ? MATSEQDENSE : MATSEQAIJCUSPARSE;
+  PetscCall(PetscInfo(A, "diag: %s with CUDA vectors, %" PetscInt_FMT " rows: %s's factor (solves on the GPU)\n", MatFactorTypes[ftype], A->rmap->n, dense ? "cuSOLVER's dense" : "cuSPARSE"));
+#else
+  (void)A, (void)ftype;
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* MatGetFactor for a diag matrix and the named package: the package's
-   factor of the companion, its symbolic phases wrapped. */
+   factor of the companion (or of its copy), its symbolic phases wrapped. */
 PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, Mat *F)
 {
   Mat          C;
   FactorHooks *h;
+  const char  *use;
+  MatType      copy_type;
 
   PetscFunctionBegin;
-  if (A->assembled) PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
-  else { /* PCs may ask for the factor before the values are set: the package needs only the sizes now */
+  PetscCall(FactorPackage(A, package, ftype, &use, &copy_type));
+  if (A->assembled) {
+    PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
+    if (copy_type) PetscCall(MatConvert(C, copy_type, MAT_INITIAL_MATRIX, &C));
+    else PetscCall(PetscObjectReference((PetscObject)C));
+  } else { /* PCs may ask for the factor before the values are set: the package needs only the sizes now */
     PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &C));
     PetscCall(MatSetSizes(C, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
     PetscCall(MatSetBlockSizesFromMats(C, A, A));
-    PetscCall(MatSetType(C, MATAIJ));
+    PetscCall(MatSetType(C, copy_type ? copy_type : MATAIJ));
     PetscCall(MatSetUp(C));
   }
   {
-    PetscErrorCode ierr = MatGetFactor(C, package, ftype, F);
-    if (!A->assembled) PetscCall(MatDestroy(&C));
+    PetscErrorCode ierr = MatGetFactor(C, use, ftype, F);
+    if (!ierr && copy_type && A->assembled) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
+    PetscCall(MatDestroy(&C));
     PetscCall(ierr);
   }
   PetscCallCXX(h = new FactorHooks());
-  h->package = package;
+  h->package   = use;
+  h->copy_type = copy_type;
+  if (copy_type && A->assembled) h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
   struct _MatOps *ops = (*F)->ops;
   if (ops->lufactorsymbolic) std::swap(h->lu_symbolic, ops->lufactorsymbolic), ops->lufactorsymbolic = LUSymbolic_Diag;
   if (ops->ilufactorsymbolic) std::swap(h->ilu_symbolic, ops->ilufactorsymbolic), ops->ilufactorsymbolic = ILUSymbolic_Diag;
@@ -279,7 +475,10 @@ PetscErrorCode MatDiagRegisterSolverTypes_Private(void)
       for (int f = (int)MAT_FACTOR_LU; f < (int)MAT_FACTOR_NUM_TYPES; f++) {
         PetscBool found_package, found_type;
         PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
-        PetscCall(MatSolverTypeGet(kSolverPackages[p], aij[t], (MatFactorType)f, &found_package, &found_type, &create));
+        /* cuSPARSE factors aijcusparse (sequential) matrices only */
+        const PetscBool cusparse = (PetscBool)(p == kCuSparse);
+        if (cusparse && t == 1) continue;
+        PetscCall(MatSolverTypeGet(kSolverPackages[p], cusparse ? MATSEQAIJCUSPARSE : aij[t], (MatFactorType)f, &found_package, &found_type, &create));
         if (create) PetscCall(MatSolverTypeRegister(kSolverPackages[p], diag[t], (MatFactorType)f, kSlots[p]));
       }
     }
