@@ -89,6 +89,60 @@ BOOST_AUTO_TEST_CASE(paper_storage_example_n4) {
              boost::test_tools::per_element());
 }
 
+// hm_csr_pattern_if / hm_csr_values_if / hm_csr_pattern_equals_if (the aij
+// copy's row-by-row path) against hm_to_csr (diagonal by diagonal), with a
+// rule that keeps nonzeros and the main diagonal.
+BOOST_AUTO_TEST_CASE(csr_pattern_values_by_rule) {
+  std::mt19937_64 rng(77);
+  int checked = 0;
+  for (Index n : test_sizes()) {
+    for (const Layout& L : row_blocks(n, n)) {
+      for (const auto& oc : offset_cases(n, n, rng)) {
+        if (n == 1000 && oc.name == "dense") continue;
+        const RandomBlock b = random_block(L, oc.offsets, rng, 0.6);  // 40% stored zeros
+        const HmMatrix<double> A = to_hm(b);
+        const auto keep = [](Index i, Index j, double v) { return i == j || v != 0.0; };
+        BOOST_TEST_CONTEXT("n=" << n << " r0=" << L.row_begin << " rows=" << L.nrows << " " << oc.name) {
+          // the reference: hm_to_csr without zeros, plus the stored zeros on the main diagonal
+          const Csr<double> all = hm_to_csr(A, true);
+          Csr<double> ref;
+          ref.rowptr.assign(all.rowptr.size(), 0);
+          for (Index il = 0; il < L.nrows; ++il) {
+            for (Index p = all.rowptr[il]; p < all.rowptr[il + 1]; ++p)
+              if (keep(L.row_begin + il, all.colidx[p], all.vals[p])) {
+                ref.colidx.push_back(all.colidx[p]);
+                ref.vals.push_back(all.vals[p]);
+              }
+            ref.rowptr[il + 1] = Index(ref.colidx.size());
+          }
+          std::vector<Index> rowptr, colidx;
+          hm_csr_pattern_if(A, keep, rowptr, colidx);
+          BOOST_TEST(rowptr == ref.rowptr);
+          BOOST_TEST(colidx == ref.colidx);
+          std::vector<double> vals(colidx.size(), -1.0);
+          hm_csr_values_if(A, keep, vals.data());
+          BOOST_TEST(vals == ref.vals);
+          const Csr<double> whole = hm_to_csr_if(A, keep);
+          BOOST_TEST((whole.rowptr == ref.rowptr && whole.colidx == ref.colidx && whole.vals == ref.vals));
+          BOOST_TEST(hm_csr_pattern_equals_if(A, keep, rowptr, colidx));
+          if (!colidx.empty()) {  // another column, one entry fewer, one more: all differ
+            std::vector<Index> moved = colidx;
+            moved.back() += 1;
+            BOOST_TEST(!hm_csr_pattern_equals_if(A, keep, rowptr, moved));
+            std::vector<Index> fewer(colidx.begin(), colidx.end() - 1), shorter = rowptr;
+            shorter.back() -= 1;
+            BOOST_TEST(!hm_csr_pattern_equals_if(A, keep, shorter, fewer));
+            const auto keep_more = [](Index, Index, double) { return true; };
+            if (whole.colidx.size() < all.colidx.size()) BOOST_TEST(!hm_csr_pattern_equals_if(A, keep_more, rowptr, colidx));
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  BOOST_TEST(checked > 50);
+}
+
 BOOST_AUTO_TEST_CASE(coo_hm_csr_cdm_round_trips) {
   std::mt19937_64 rng(2024);
   int checked = 0;

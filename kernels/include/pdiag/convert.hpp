@@ -82,14 +82,16 @@ struct Csr {
   std::vector<T> vals;
 };
 
-/// The stored entries (i, j) with value v of A for which keep(i, j, v)
-/// holds, as CSR of the local rows (global columns, ascending in each row).
-template <class T, class Keep>
-Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
-  // Row by row (each row's entries in ascending offset order, so ascending
-  // columns), reading the diagonals as parallel streams: the CSR arrays are
-  // then written in order, where a diagonal-by-diagonal pass scatters each
-  // diagonal's entries across all of them.
+namespace detail {
+
+/// Visits the stored entries (i, j, v) of A that keep(i, j, v) accepts,
+/// row by row, each row's in ascending offset order (so ascending
+/// columns): entry(i, j, v) for each, then row_done(i) after each row.
+/// The diagonals are read as parallel streams, so what the visitor writes
+/// in visiting order (CSR arrays) is written in order, where a
+/// diagonal-by-diagonal pass would scatter each diagonal's entries.
+template <class T, class Keep, class Entry, class RowDone>
+void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowDone&& row_done) {
   const Layout& L = A.layout;
   const auto v = A.view();
   const Index nd = A.ndiag();
@@ -100,27 +102,70 @@ Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
     last[k] = L.hi(d);
     base[k] = first[k] < last[k] ? v.pos(k, first[k]) - first[k] : 0;  // val index of (i, i + d): base[k] + i
   }
-  const auto stored = [&](Index k, Index i) { return i >= first[k] && i < last[k]; };
-  Csr<T> C;
-  C.rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
   for (Index i = L.row_begin; i < L.row_end(); ++i) {
-    Index n = 0;
-    for (Index k = 0; k < nd; ++k)
-      if (stored(k, i) && keep(i, i + A.offsets[k], A.val[static_cast<std::size_t>(base[k] + i)])) ++n;
-    C.rowptr[i - L.row_begin + 1] = n;
-  }
-  for (Index il = 0; il < L.nrows; ++il) C.rowptr[il + 1] += C.rowptr[il];
-  C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
-  C.vals.resize(static_cast<std::size_t>(C.rowptr.back()));
-  std::size_t p = 0;
-  for (Index i = L.row_begin; i < L.row_end(); ++i)
     for (Index k = 0; k < nd; ++k) {
-      if (!stored(k, i)) continue;
+      if (i < first[k] || i >= last[k]) continue;
       const T a = A.val[static_cast<std::size_t>(base[k] + i)];
-      if (!keep(i, i + A.offsets[k], a)) continue;
-      C.colidx[p] = i + A.offsets[k];
-      C.vals[p++] = a;
+      const Index j = i + A.offsets[k];
+      if (keep(i, j, a)) entry(i, j, a);
     }
+    row_done(i);
+  }
+}
+
+}  // namespace detail
+
+/// The CSR pattern of the stored entries (i, j) with value v of A for
+/// which keep(i, j, v) holds: rowptr over the local rows, global columns
+/// ascending in each row. With hm_csr_values_if, the two halves of
+/// hm_to_csr_if for a caller that keeps the pattern and puts the values in
+/// arrays of its own (an aij matrix's).
+template <class T, class Keep>
+void hm_csr_pattern_if(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr, std::vector<Index>& colidx) {
+  const Layout& L = A.layout;
+  rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
+  Index n = 0;
+  detail::for_each_kept_by_row(
+      A, keep, [&](Index, Index, const T&) { ++n; }, [&](Index i) { rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] = n; });
+  colidx.resize(static_cast<std::size_t>(n));
+  std::size_t p = 0;
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index j, const T&) { colidx[p++] = j; }, [](Index) {});
+}
+
+/// Whether the kept entries' pattern is (rowptr, colidx), checked without
+/// building it.
+template <class T, class Keep>
+bool hm_csr_pattern_equals_if(const HmMatrix<T>& A, Keep&& keep, const std::vector<Index>& rowptr, const std::vector<Index>& colidx) {
+  const Layout& L = A.layout;
+  if (rowptr.size() != static_cast<std::size_t>(L.nrows + 1) || rowptr.back() != Index(colidx.size())) return false;
+  bool same = true;
+  Index p = 0;  // kept entries seen so far
+  const auto entry = [&](Index, Index j, const T&) {
+    if (p >= Index(colidx.size()) || colidx[static_cast<std::size_t>(p)] != j) same = false;
+    ++p;
+  };
+  const auto row_done = [&](Index i) {
+    if (rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] != p) same = false;
+  };
+  detail::for_each_kept_by_row(A, keep, entry, row_done);
+  return same && p == Index(colidx.size());
+}
+
+/// The kept entries' values in CSR order (hm_csr_pattern_if's) into out.
+template <class T, class Keep>
+void hm_csr_values_if(const HmMatrix<T>& A, Keep&& keep, T* out) {
+  std::size_t p = 0;
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T& a) { out[p++] = a; }, [](Index) {});
+}
+
+/// The stored entries (i, j) with value v of A for which keep(i, j, v)
+/// holds, as CSR of the local rows (global columns, ascending in each row).
+template <class T, class Keep>
+Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
+  Csr<T> C;
+  hm_csr_pattern_if(A, keep, C.rowptr, C.colidx);
+  C.vals.resize(C.colidx.size());
+  hm_csr_values_if(A, keep, C.vals.data());
   return C;
 }
 

@@ -75,19 +75,34 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   PetscFunctionReturn(0);
 }
 
-/* The entries aij would hold as CSR of the local rows (global columns). */
-static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar> *csr)
-{
-  Mat_Diag  *a = (Mat_Diag *)A->data;
-  AijEntries rule;
+/* A's stored entries as HM (a CDM matrix's converted) with the rule of
+   those aij holds, host values current. */
+struct AijView {
   Hm         from_cdm;
+  const Hm  *hm = nullptr;
+  AijEntries rule;
+};
+
+static PetscErrorCode MatDiagAijView(Mat A, bool sticky, AijView *v)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
   PetscCall(MatDiagSyncHost_Private(A));
-  PetscCall(MatDiagAijEntries(A, sticky, &rule));
-  if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-  const Hm &hm = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
-  DiagCallKernel(*csr = pdiag::hm_to_csr_if(hm, rule));
+  PetscCall(MatDiagAijEntries(A, sticky, &v->rule));
+  if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(v->from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+  v->hm = a->scheme == pdiag::Scheme::HM ? &a->hm : &v->from_cdm;
+  PetscFunctionReturn(0);
+}
+
+/* The entries aij would hold as CSR of the local rows (global columns). */
+static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar> *csr)
+{
+  AijView v;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAijView(A, sticky, &v));
+  DiagCallKernel(*csr = pdiag::hm_to_csr_if(*v.hm, v.rule));
   PetscFunctionReturn(0);
 }
 
@@ -176,20 +191,22 @@ PetscErrorCode MatDiagAijCSR_Private(Mat A, pdiag::Csr<PetscScalar> *csr)
   PetscFunctionReturn(0);
 }
 
-/* An aij matrix of type `type` with A's layout (block sizes) and the
-   entries csr holds (columns ascending in each row), assembled as an
-   internal matrix (MatDiagAssembleInternal_Private). A sequential one is
-   filled whole: exact row lengths, then all column indices
-   (MatSeqAIJSetColumnIndices) and all values at once, where the CSR
-   preallocation would insert row by row through MatSetValues (a quarter
-   of a Galerkin product's set-up at 129^3, which builds the level
-   operator's aij copy). */
-static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
+/* An aij matrix of type `type` with A's layout (block sizes), the pattern
+   (rowptr, colidx: local rows, global columns ascending in each row) and
+   the values fill(v) writes in that order, assembled as an internal matrix
+   (MatDiagAssembleInternal_Private). A sequential one is filled whole:
+   exact row lengths, then all column indices (MatSeqAIJSetColumnIndices),
+   then fill writes straight into its value array; the CSR preallocation
+   would insert row by row through MatSetValues (a quarter of a Galerkin
+   product's set-up at 129^3, which builds the level operator's aij copy),
+   and a CSR of values first would be one more copy of them. */
+template <class Fill>
+static PetscErrorCode MatDiagAIJFromPattern(Mat A, const std::vector<Index> &rowptr_in, const std::vector<Index> &colidx_in, Fill &&fill, MatType type, Mat *B)
 {
   PetscBool seq;
 
   PetscFunctionBegin;
-  std::vector<PetscInt> colidx(csr.colidx.begin(), csr.colidx.end());
+  std::vector<PetscInt> colidx(colidx_in.begin(), colidx_in.end());
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), B));
   PetscCall(MatSetSizes(*B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(*B, A, A));
@@ -197,13 +214,13 @@ static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &cs
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)*B, MATSEQAIJ, &seq));
   if (seq) {
     std::vector<PetscInt> nnz(static_cast<std::size_t>(A->rmap->n));
-    for (PetscInt i = 0; i < A->rmap->n; i++) nnz[i] = (PetscInt)(csr.rowptr[i + 1] - csr.rowptr[i]);
+    for (PetscInt i = 0; i < A->rmap->n; i++) nnz[i] = (PetscInt)(rowptr_in[i + 1] - rowptr_in[i]);
     PetscCall(MatSeqAIJSetPreallocation(*B, 0, nnz.data()));
     if (!colidx.empty()) {
       PetscScalar *v;
       PetscCall(MatSeqAIJSetColumnIndices(*B, colidx.data()));
       PetscCall(MatSeqAIJGetArrayWrite(*B, &v));
-      std::copy(csr.vals.begin(), csr.vals.end(), v);
+      fill(v);
       PetscCall(MatSeqAIJRestoreArrayWrite(*B, &v));
     }
     PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
@@ -214,9 +231,11 @@ static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &cs
     PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE)); /* as the CSR preallocation leaves it */
     PetscFunctionReturn(0);
   }
-  std::vector<PetscInt> rowptr(csr.rowptr.begin(), csr.rowptr.end());
+  std::vector<PetscInt>    rowptr(rowptr_in.begin(), rowptr_in.end());
+  std::vector<PetscScalar> vals(colidx.size());
+  fill(vals.data());
   PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
-    PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), csr.vals.data()));
+    PetscCall(MatMPIAIJSetPreallocationCSR(*B, rowptr.data(), colidx.data(), vals.data()));
     return 0;
   }));
   PetscFunctionReturn(0);
@@ -225,28 +244,21 @@ static PetscErrorCode MatDiagAIJFromCSR(Mat A, const pdiag::Csr<PetscScalar> &cs
 /* An aij matrix of type `type` holding A's entries (MatDiagLocalCSR_Private). */
 PetscErrorCode MatDiagBuildAIJ_Private(Mat A, MatType type, Mat *B)
 {
-  pdiag::Csr<PetscScalar> csr;
+  AijView            v;
+  std::vector<Index> rowptr, colidx;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagLocalCSR_Private(A, &csr));
-  PetscCall(MatDiagAIJFromCSR(A, csr, type, B));
+  PetscCall(MatDiagAijView(A, true, &v));
+  DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx));
+  PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out); }, type, B));
   PetscFunctionReturn(0);
 }
 
-/* Writes the values of csr into the aij matrix B of the same pattern. */
+/* Writes the values of csr into the parallel aij matrix B of the same
+   pattern (a sequential one takes them straight into its array). */
 static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &csr, Mat B)
 {
-  PetscBool seq;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &seq));
-  if (seq) { /* same order as aij's rows: one copy */
-    PetscScalar *v;
-    PetscCall(MatSeqAIJGetArrayWrite(B, &v));
-    std::copy(csr.vals.begin(), csr.vals.end(), v);
-    PetscCall(MatSeqAIJRestoreArrayWrite(B, &v));
-    PetscFunctionReturn(0);
-  }
   for (PetscInt il = 0; il < A->rmap->n; il++) {
     const PetscInt        i = A->rmap->rstart + il, nc = (PetscInt)(csr.rowptr[il + 1] - csr.rowptr[il]);
     std::vector<PetscInt> cols(csr.colidx.begin() + csr.rowptr[il], csr.colidx.begin() + csr.rowptr[il + 1]);
@@ -288,6 +300,31 @@ static PetscErrorCode MatDiagCompanionSyncProperties(Mat A, Mat C)
   PetscFunctionReturn(0);
 }
 
+/* Copies the values of the sequential aij matrix `from` into `to`, an aij
+   matrix of any sequential aij type (aijcusparse: its host values, marked
+   newer than the device's) made from `from` with the same structure: a
+   copy made for a package that needs another type, refreshed in place. */
+PetscErrorCode MatDiagCopyAIJValues_Private(Mat from, Mat to)
+{
+  const PetscInt    *ia, *ja;
+  PetscInt           n;
+  PetscBool          done;
+  const PetscScalar *src;
+  PetscScalar       *dst;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(from, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the aij matrix gave no row structure");
+  const PetscInt nz = ia[n];
+  PetscCall(MatRestoreRowIJ(from, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(MatSeqAIJGetArrayRead(from, &src));
+  PetscCall(MatSeqAIJGetArrayWrite(to, &dst));
+  PetscCall(PetscArraycpy(dst, src, nz));
+  PetscCall(MatSeqAIJRestoreArrayWrite(to, &dst));
+  PetscCall(MatSeqAIJRestoreArrayRead(from, &src));
+  PetscFunctionReturn(0);
+}
+
 /* A's aij companion, current with A's values. `purpose` names what needs it
    (for -info). Collective when it has to be built or, under MPI, refreshed.
    New values refresh it in place; a new pattern (A's structure changed, or
@@ -309,15 +346,32 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscFunctionReturn(0);
   }
   const bool same_structure = a->companion && a->companion_nzstate == A->nonzerostate;
-  PetscCall(MatDiagLocalCSR(A, true, &csr));
-  PetscBool same = (same_structure && a->aij_pattern_nzstate == A->nonzerostate && csr.rowptr == a->aij_rowptr && csr.colidx == a->aij_colidx) ? PETSC_TRUE : PETSC_FALSE, all_same;
+  AijView    v;
+  PetscBool  same = PETSC_FALSE, all_same;
+  PetscCall(MatDiagAijView(A, true, &v));
+  /* the pattern checked without building it: a value that became nonzero
+     where the copy had no entry is a new nonzero location */
+  if (same_structure && a->aij_pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij_rowptr, a->aij_colidx) ? PETSC_TRUE : PETSC_FALSE);
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  if (all_same) PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
-  else {
-    Mat fresh;
+  if (all_same) {
+    PetscBool seq;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)a->companion, MATSEQAIJ, &seq));
+    if (seq) { /* same order as aij's rows: the values straight into its array */
+      PetscScalar *out;
+      PetscCall(MatSeqAIJGetArrayWrite(a->companion, &out));
+      DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out));
+      PetscCall(MatSeqAIJRestoreArrayWrite(a->companion, &out));
+    } else {
+      DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule));
+      PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
+    }
+  } else {
+    Mat                fresh;
+    std::vector<Index> rowptr, colidx;
     if (same_structure) A->nonzerostate++; /* a nonzero appeared where the copy had no entry: a new nonzero location, as for aij */
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
-    PetscCall(MatDiagAIJFromCSR(A, csr, MATAIJ, &fresh));
+    DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx));
+    PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out); }, MATAIJ, &fresh));
     a->companion_builds++;
     if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
     else a->companion = fresh;
@@ -325,8 +379,8 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscCall(MatGetOptionsPrefix(A, &prefix));
     PetscCall(MatSetOptionsPrefix(a->companion, prefix));
     if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
-    PetscCallCXX(a->aij_rowptr = std::move(csr.rowptr));
-    PetscCallCXX(a->aij_colidx = std::move(csr.colidx));
+    PetscCallCXX(a->aij_rowptr = std::move(rowptr)); /* after the last use of v.rule, which may read the previous pattern */
+    PetscCallCXX(a->aij_colidx = std::move(colidx));
     a->aij_pattern_nzstate = A->nonzerostate;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));

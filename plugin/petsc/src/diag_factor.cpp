@@ -106,22 +106,7 @@ PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, Pe
     PetscCall(MatDestroy(&G)); /* F holds it */
     PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
     h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
-  } else { /* the aijcusparse copy of the same structure: the values only */
-    const PetscInt    *ia, *ja;
-    PetscInt           n;
-    PetscBool          done;
-    const PetscScalar *from;
-    PetscScalar       *to;
-    PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the aij copy gave no row structure");
-    const PetscInt nz = ia[n];
-    PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-    PetscCall(MatSeqAIJGetArrayRead(C, &from));
-    PetscCall(MatSeqAIJGetArrayWrite(G, &to));
-    PetscCall(PetscArraycpy(to, from, nz));
-    PetscCall(MatSeqAIJRestoreArrayWrite(G, &to));
-    PetscCall(MatSeqAIJRestoreArrayRead(C, &from));
-  }
+  } else PetscCall(MatDiagCopyAIJValues_Private(C, G)); /* the aijcusparse copy of the same structure: the values only */
   *M = G;
   PetscFunctionReturn(0);
 }

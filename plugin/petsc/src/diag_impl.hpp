@@ -427,6 +427,7 @@ PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Ind
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagCopyAIJValues_Private(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
