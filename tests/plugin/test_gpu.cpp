@@ -374,9 +374,11 @@ PetscErrorCode StencilSolve(DM da, PCType pctype, PetscInt its, PetscLogDouble *
 /* PCMG with Galerkin coarse operators on da (3 levels, Jacobi smoothers),
    da's matrix and vector types: the bytes copied to the device by the
    first KSPSolve after KSPSetUp (*bytes), its copies to the host
-   (*to_host), the iterations to rtol 1e-8 and the type of the coarse
-   LU's factor matrix (*coarse_factor_type, 32 characters). */
-PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscLogDouble *to_host, PetscInt *iterations, char coarse_factor_type[])
+   (*to_host), the iterations to rtol 1e-8, the type of the coarse
+   LU's factor matrix (*coarse_factor_type, 32 characters) and the
+   Frobenius norms of the two Galerkin operators (level_norms[2], coarsest
+   first). */
+PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscLogDouble *to_host, PetscInt *iterations, char coarse_factor_type[], PetscReal level_norms[])
 {
   Mat                A;
   Vec                x, b;
@@ -426,6 +428,13 @@ PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscLogDouble
     PetscCall(PCFactorGetMatrix(cpc, &F));
     PetscCall(MatGetType(F, &type));
     PetscCall(PetscStrncpy(coarse_factor_type, type, 32));
+  }
+  for (PetscInt l = 0; l < 2; l++) {
+    KSP level;
+    Mat Al;
+    PetscCall(PCMGGetSmoother(pc, l, &level));
+    PetscCall(KSPGetOperators(level, &Al, NULL));
+    PetscCall(MatNorm(Al, NORM_FROBENIUS, &level_norms[l]));
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
@@ -821,17 +830,20 @@ int main(int argc, char **argv)
       PetscLogDouble bytes[2], to_host[2];
       PetscInt       its[2], n = 25; /* coarsens to 13^3 and 7^3 */
       char           coarse_factor_type[2][32];
+      PetscReal      level_norms[2][2];
       DM             dmg;
       PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &dmg));
       PetscCall(DMSetVecType(dmg, VECCUDA));
       PetscCall(DMSetUp(dmg));
       for (int t = 0; t < 2; t++) {
         PetscCall(DMSetMatType(dmg, t == 0 ? MATDIAG : MATAIJCUSPARSE));
-        PetscCall(GalerkinMGFirstSolve(dmg, &bytes[t], &to_host[t], &its[t], coarse_factor_type[t]));
+        PetscCall(GalerkinMGFirstSolve(dmg, &bytes[t], &to_host[t], &its[t], coarse_factor_type[t], level_norms[t]));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, Galerkin MG: first KSPSolve copies %g bytes to the device and %g times to the host, %" PetscInt_FMT " iterations, coarse LU factor %s\n", t == 0 ? "diag" : "aijcusparse", bytes[t], to_host[t], its[t], coarse_factor_type[t]));
       }
       Check(bytes[0] <= bytes[1] + (PetscLogDouble)(n * n * n * sizeof(PetscScalar)), "Galerkin MG: the first KSPSolve uploads no more than aijcusparse's (plus one fine vector)");
       Check(PetscAbs(its[0] - its[1]) <= 1, "Galerkin MG: diag's iterations are aijcusparse's (+-1)");
+      /* the Galerkin operators (computed as aij's on the host, stored as diag) are aijcusparse's */
+      for (int l = 0; l < 2; l++) Check(PetscAbs(level_norms[0][l] - level_norms[1][l]) <= 1e-12 * level_norms[1][l], "Galerkin MG: diag's level " + std::to_string(l) + " operator has aijcusparse's Frobenius norm");
       /* the coarse LU (7^3 rows) is solved on the device, as aijcusparse's:
          the V-cycles copy nothing to the host (PETSc's host LU would copy
          the coarse vectors every cycle); densely by cuSOLVER, or with
@@ -840,7 +852,7 @@ int main(int argc, char **argv)
       Check(to_host[0] <= to_host[1], "Galerkin MG: the first KSPSolve copies to the host no more often than aijcusparse's");
       PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_dense_factor_max", "0"));
       PetscCall(DMSetMatType(dmg, MATDIAG));
-      PetscCall(GalerkinMGFirstSolve(dmg, &bytes[0], &to_host[0], &its[0], coarse_factor_type[0]));
+      PetscCall(GalerkinMGFirstSolve(dmg, &bytes[0], &to_host[0], &its[0], coarse_factor_type[0], level_norms[0]));
       PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_dense_factor_max"));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "diag, Galerkin MG, -mat_diag_dense_factor_max 0: %g copies to the host, %" PetscInt_FMT " iterations, coarse LU factor %s\n", to_host[0], its[0], coarse_factor_type[0]));
       Check(std::string(coarse_factor_type[0]) == coarse_factor_type[1], std::string("Galerkin MG, -mat_diag_dense_factor_max 0: diag's coarse LU factor is aijcusparse's (") + coarse_factor_type[1] + ")");
