@@ -774,7 +774,9 @@ PetscErrorCode MatCreateSubMatricesMPI_Diag(Mat A, PetscInt n, const IS irow[], 
     PetscCall(PetscObjectReference((PetscObject)aij[i]));
     PetscCall(MatDiagFromAIJReuse_Private(aij[i], NULL, size == 1 ? SeqTypeOf(A) : type, scall, &(*submat)[i]));
   }
-  PetscCall(MatDestroySubMatrices(n, &aij));
+  /* MatCreateSubMatricesMPI's array has no trailing bookkeeping entry (as PCGASM notes):
+     MatDestroySubMatrices would read past its end */
+  PetscCall(MatDestroyMatrices(n, &aij));
   PetscFunctionReturn(0);
 }
 
