@@ -63,12 +63,7 @@ struct FactorHooks {
 
 const char *const kDeviceCopyName = "MatDiagFactorDeviceCopy";
 
-/* On the GPU, LUs of at most this many rows are dense: a
-   factor and its inverse of 256 MiB each (and the identity while the
-   inverse is formed); a product with the inverse reads it in well under a
-   millisecond, where a sparse triangular solve of a coarse grid takes
-   milliseconds. */
-constexpr PetscInt kDenseFactorMaxRows = 5792;
+constexpr PetscInt kDenseFactorMaxRows = kDiagDenseFactorMaxRows;
 
 PetscErrorCode GetHooks(Mat F, FactorHooks **h)
 {

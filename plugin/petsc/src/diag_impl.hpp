@@ -426,6 +426,12 @@ PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
+/* On the GPU, LUs of at most this many rows are dense (diag_factor.cpp): a
+   factor and its inverse of 256 MiB each (and the identity while the
+   inverse is formed); a product with the inverse reads it in well under a
+   millisecond, where a sparse triangular solve of a coarse grid takes
+   milliseconds. -mat_diag_dense_factor_max sets it. */
+constexpr PetscInt kDiagDenseFactorMaxRows = 5792;
 PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagCopyAIJValues_Private(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
