@@ -113,6 +113,16 @@ void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowD
   }
 }
 
+/// The CSR row pointer (over the local rows) of the entries keep accepts.
+template <class T, class Keep>
+void kept_rowptr(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr) {
+  const Layout& L = A.layout;
+  rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
+  Index n = 0;
+  for_each_kept_by_row(
+      A, keep, [&](Index, Index, const T&) { ++n; }, [&](Index i) { rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] = n; });
+}
+
 }  // namespace detail
 
 /// The CSR pattern of the stored entries (i, j) with value v of A for
@@ -122,12 +132,8 @@ void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowD
 /// arrays of its own (an aij matrix's).
 template <class T, class Keep>
 void hm_csr_pattern_if(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr, std::vector<Index>& colidx) {
-  const Layout& L = A.layout;
-  rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
-  Index n = 0;
-  detail::for_each_kept_by_row(
-      A, keep, [&](Index, Index, const T&) { ++n; }, [&](Index i) { rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] = n; });
-  colidx.resize(static_cast<std::size_t>(n));
+  detail::kept_rowptr(A, keep, rowptr);
+  colidx.resize(static_cast<std::size_t>(rowptr.back()));
   std::size_t p = 0;
   detail::for_each_kept_by_row(A, keep, [&](Index, Index j, const T&) { colidx[p++] = j; }, [](Index) {});
 }
@@ -163,9 +169,17 @@ void hm_csr_values_if(const HmMatrix<T>& A, Keep&& keep, T* out) {
 template <class T, class Keep>
 Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
   Csr<T> C;
-  hm_csr_pattern_if(A, keep, C.rowptr, C.colidx);
+  detail::kept_rowptr(A, keep, C.rowptr);
+  C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
   C.vals.resize(C.colidx.size());
-  hm_csr_values_if(A, keep, C.vals.data());
+  std::size_t p = 0;  // columns and values in one pass
+  detail::for_each_kept_by_row(
+      A, keep,
+      [&](Index, Index j, const T& a) {
+        C.colidx[p] = j;
+        C.vals[p++] = a;
+      },
+      [](Index) {});
   return C;
 }
 

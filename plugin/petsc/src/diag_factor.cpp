@@ -63,8 +63,6 @@ struct FactorHooks {
 
 const char *const kDeviceCopyName = "MatDiagFactorDeviceCopy";
 
-constexpr PetscInt kDenseFactorMaxRows = kDiagDenseFactorMaxRows;
-
 PetscErrorCode GetHooks(Mat F, FactorHooks **h)
 {
   PetscFunctionBegin;
@@ -357,7 +355,7 @@ PetscErrorCode FactorPackage(Mat A, const char *package, MatFactorType ftype, co
   }
 #if defined(PDIAG_PETSC_CUDA)
   PetscBool petsc, seq, wanted = PETSC_TRUE;
-  PetscInt  dense_max = kDenseFactorMaxRows;
+  PetscInt  dense_max = kDiagDenseFactorMaxRows;
   PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
   if (!petsc || !seq || (ftype != MAT_FACTOR_LU && ftype != MAT_FACTOR_CHOLESKY) || !MatDiagWantsDevice_Private(A)) PetscFunctionReturn(0);
