@@ -119,16 +119,16 @@ PetscErrorCode CheckSameCompanion(Mat A, const FactorHooks *h)
 }
 
 /* cuSOLVER's dense factor solves one right-hand side by two triangular
-   solves with one column, far below the memory bandwidth (1.4 ms for a
-   coarse grid of 4913 rows on an H200, against 0.04 ms to read its factor
-   once). So after the numeric phase the inverse is formed on the device
-   from the factor (MatMatSolveTranspose with the identity: n right-hand
-   sides at once), and a solve is one product with it (a dense
-   MatMultTranspose: gemv, which reads it once). The inverse is kept
-   transposed, A^-T, because the transposed gemv gives each entry of the
-   result a column of its own to reduce (parallel over all n), where the
-   plain one runs a row per thread (n/128 thread blocks: 0.54 ms for the
-   same grid). The same LU, applied as its inverse. */
+   solves with one column, far below the memory bandwidth (MatSolve 1.4 ms
+   for the 4913-row coarse grid of ex45 257^3 on an H200, bench/pcs.py's
+   -log_view). So after the numeric phase the inverse is formed on the
+   device from the factor (MatMatSolveTranspose with the identity: n
+   right-hand sides at once), and a solve is one product with it (a dense
+   MatMultTranspose: gemv, which reads it once; 0.1 ms a solve in the same
+   runs). It is kept transposed, A^-T, for no reason of speed: an earlier
+   guess that the plain gemv was slower did not hold (both forms took
+   about the same time in a one-off cuBLAS test outside bench/), and a
+   plain inverse would serve as well. The same LU, applied as its inverse. */
 const char *const kInverseName = "MatDiagFactorInverseTranspose";
 
 PetscErrorCode InverseTranspose(Mat F, Mat *inverse_transpose)
@@ -174,9 +174,11 @@ PetscErrorCode FormInverse(Mat F, const FactorHooks *h)
   PetscCall(MatDuplicate(identity, MAT_DO_NOT_COPY_VALUES, &inverse_transpose));
   PetscCall(MatMatSolveTranspose(F, identity, inverse_transpose));
   PetscCall(MatDestroy(&identity));
-  { /* one product now, so that its one-time cost falls in the set-up, as
-       PCMG's transfers' do (diag_mg.cpp): loading cuBLAS's gemv kernel took
-       28 ms at a process's first call on an H200, 0.06 ms at the next */
+  { /* one product now, so that its one-time cost (loading cuBLAS's gemv
+       kernel at a process's first call) falls in the set-up, as PCMG's
+       transfers' do (diag_mg.cpp): the 9 coarse MatSolves of ex45 257^3
+       took 4.1 ms without it, 0.91 ms with it (bench/pcs.py, PETSc 3.18,
+       H200, two device calls) */
     Vec x, y;
     PetscCall(MatCreateVecs(inverse_transpose, &x, &y));
     PetscCall(VecSet(x, 0.0));
