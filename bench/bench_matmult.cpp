@@ -7,7 +7,7 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "  -ilu                also time ILU(0) (PCILU, natural ordering, one process): the numeric factorization, the first\n"
                            "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
                            "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5);\n"
-                           "                      diag's MatSolve also with the other -mat_diag_cuda_graphs (graphs vs one launch per level)\n"
+                           "                      diag's MatSolve also with the other -mat_diag_factor_tiles (tiled vs level-scheduled passes)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -95,11 +95,11 @@ struct Result {
      MatDiagFactToGPU; 0 for others: aijcusparse uploads in its numeric
      phase), the median MatSolve and PCApply, |MatSolve's result| */
   double ilu_setup = 0, ilu_numeric = 0, ilu_first = 0, ilu_upload = 0, ilu_solve = 0, ilu_apply = 0, ilu_norm = 0;
-  /* -ilu: the median MatSolve with -mat_diag_cuda_graphs the other way
-     (diag's GPU solves: CUDA graphs or one launch per level; ilu_graphs:
-     whether ilu_solve had the graphs) and |its result| */
+  /* -ilu: the median MatSolve with -mat_diag_factor_tiles the other way
+     (diag's GPU solves: tiled or level-scheduled; ilu_tiles: whether
+     ilu_solve had the tiles) and |its result| */
   double    ilu_solve_other = 0, ilu_norm_other = 0;
-  PetscBool ilu_graphs = PETSC_TRUE;
+  PetscBool ilu_tiles = PETSC_TRUE;
   /* -sor: the same for MatSOR */
   double    sor_other = 0, sor_norm_other = 0;
   PetscBool sor_graphs = PETSC_TRUE;
@@ -149,24 +149,25 @@ PetscErrorCode EventTime(const char *name, double *t)
   PetscFunctionReturn(0);
 }
 
-/* The median of reps runs of `run` with the other -mat_diag_cuda_graphs
-   (diag reads it at every MatSolve / MatSOR; graphs: the user's setting,
-   default true), after one warm-up run (the graph's recording), |y| after
-   them, then the user's setting back. */
+/* The median of reps runs of `run` with the boolean option `name` the other
+   way (diag reads -mat_diag_cuda_graphs and -mat_diag_factor_tiles at every
+   MatSolve / MatSOR; *value: the user's setting, default true), after one
+   warm-up run (a graph's recording, a schedule's upload), |y| after them,
+   then the user's setting back. */
 template <class Run>
-PetscErrorCode OtherGraphs(Run &&run, PetscInt reps, Vec y, PetscBool *graphs, double *t, double *norm)
+PetscErrorCode OtherSetting(const char name[], Run &&run, PetscInt reps, Vec y, PetscBool *value, double *t, double *norm)
 {
   PetscBool set = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  *graphs = PETSC_TRUE;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_diag_cuda_graphs", graphs, &set));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", *graphs ? "0" : "1"));
+  *value = PETSC_TRUE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, name, value, &set));
+  PetscCall(PetscOptionsSetValue(NULL, name, *value ? "0" : "1"));
   PetscCall(run());
   PetscCall(TimeMedian(run, reps, t));
   PetscCall(VecNorm(y, NORM_2, norm));
-  if (set) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", *graphs ? "1" : "0"));
-  else PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+  if (set) PetscCall(PetscOptionsSetValue(NULL, name, *value ? "1" : "0"));
+  else PetscCall(PetscOptionsClearValue(NULL, name));
   PetscFunctionReturn(0);
 }
 
@@ -197,7 +198,7 @@ PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, bool diag, Resu
   PetscCall(TimeMedian([&]() { return MatSolve(F, x, y); }, o.ilu_reps, &r->ilu_solve));
   PetscCall(VecNorm(y, NORM_2, &r->ilu_norm));
   PetscCall(TimeMedian([&]() { return PCApply(pc, x, y); }, o.ilu_reps, &r->ilu_apply));
-  if (diag) PetscCall(OtherGraphs([&]() { return MatSolve(F, x, y); }, o.ilu_reps, y, &r->ilu_graphs, &r->ilu_solve_other, &r->ilu_norm_other));
+  if (diag) PetscCall(OtherSetting("-mat_diag_factor_tiles", [&]() { return MatSolve(F, x, y); }, o.ilu_reps, y, &r->ilu_tiles, &r->ilu_solve_other, &r->ilu_norm_other));
   PetscCall(PCDestroy(&pc));
   PetscFunctionReturn(0);
 }
@@ -251,7 +252,7 @@ PetscErrorCode Measure(DM da, const char *type, const Options &o, Vec x, Result 
   if (o.sor) {
     PetscCall(Median(A, x, y, 2, o.sor_reps, &r->sor));
     PetscCall(VecNorm(y, NORM_2, &r->sor_norm));
-    if (diag) PetscCall(OtherGraphs([&]() { return MatSOR(A, x, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, y); }, o.sor_reps, y, &r->sor_graphs, &r->sor_other, &r->sor_norm_other));
+    if (diag) PetscCall(OtherSetting("-mat_diag_cuda_graphs", [&]() { return MatSOR(A, x, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, y); }, o.sor_reps, y, &r->sor_graphs, &r->sor_other, &r->sor_norm_other));
   }
   PetscCall(Median(A, x, y, 1, o.reps, &r->multt));
   PetscCall(Median(A, x, y, 0, o.reps, &r->mult));
@@ -369,8 +370,8 @@ int main(int argc, char **argv)
   const double ilu_other_agree = o.ilu && diag0 ? PetscAbsReal(res[0].ilu_norm_other - res[0].ilu_norm) / res[0].ilu_norm : 0.0;
   if (o.ilu) {
     if (diag0)
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s MatSolve median: CUDA graphs %9.3f ms   one launch per level %9.3f ms   (-mat_diag_cuda_graphs; host vectors: neither; |x| agree to %.1e)\n", o.types[0], 1e3 * (res[0].ilu_graphs ? res[0].ilu_solve : res[0].ilu_solve_other),
-                            1e3 * (res[0].ilu_graphs ? res[0].ilu_solve_other : res[0].ilu_solve), ilu_other_agree));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s MatSolve median: tiled %9.3f ms   level-scheduled %9.3f ms   (-mat_diag_factor_tiles; host vectors: neither; |x| agree to %.1e)\n", o.types[0], 1e3 * (res[0].ilu_tiles ? res[0].ilu_solve : res[0].ilu_solve_other),
+                            1e3 * (res[0].ilu_tiles ? res[0].ilu_solve_other : res[0].ilu_solve), ilu_other_agree));
     for (int t = 0; t < 2; t++)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s PCSetUp %9.4f s   numeric factorization %9.4f s   first MatSolve %9.3f ms (factor upload %9.3f ms)   MatSolve median %9.3f ms   PCApply median %9.3f ms\n", o.types[t], res[t].ilu_setup, res[t].ilu_numeric,
                             1e3 * res[t].ilu_first, 1e3 * res[t].ilu_upload, 1e3 * res[t].ilu_solve, 1e3 * res[t].ilu_apply));

@@ -1,13 +1,15 @@
-// Level-scheduled triangular solves with ILU(0) / ICC(0) factors stored by
-// diagonals (pdiag/cuda.hpp's hm_factor_solve): each pass of
-// pdiag/factor_levels.hpp is one kernel launch per level of its schedule,
-// one thread per row of the level (grid capped and strided), computing the
-// row by the same factor_pass_row the CPU runner uses. Launches of one
-// stream run in order, so a level reads the final values of the levels
-// before it.
+// Triangular solves with ILU(0) / ICC(0) factors stored by diagonals
+// (pdiag/cuda.hpp's hm_factor_solve and hm_factor_solve_tiled).
+// Level-scheduled: each pass of pdiag/factor_levels.hpp is one kernel
+// launch per level of its schedule, one thread per row of the level (grid
+// capped and strided), computing the row by the same factor_pass_row the CPU
+// runner uses; launches of one stream run in order, so a level reads the
+// final values of the levels before it. Tiled (pdiag/factor_tiles.hpp): one
+// launch per pass, a block per tile (see factor_tile_kernel).
 #include "pdiag/cuda.hpp"
 
 #include "grid.cuh"
+
 
 namespace pdiag::cuda {
 
@@ -102,6 +104,164 @@ cudaError_t dispatch_pass(SolvePass p, const FactorRowsView<T>& F, const T* in, 
   return cudaErrorInvalidValue;
 }
 
+// ---- tiled passes (pdiag/factor_tiles.hpp) ----
+
+// A row's terms in registers: K slots filled in order (the unrolled
+// compare keeps the arrays out of local memory), each with the slot in the
+// box of the row it reads (-1: another box), found by moving the row's grid
+// point by the diagonal's step: no division.
+template <class T, int K, SolvePass P>
+struct TileTerms {
+  const GridShape* g;
+  const GridStep* steps;
+  GridPoint p, origin;
+  Index tx, ty, tz;
+  T a[K];
+  Index j[K];
+  int slot[K];
+  int n;
+  __device__ __forceinline__ void operator()(T av, Index jv, Index k) {
+    const int sl = static_cast<int>(tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), *g), origin, tx, ty, tz));
+#pragma unroll
+    for (int q = 0; q < K; ++q)
+      if (q == n) {
+        a[q] = av;
+        j[q] = jv;
+        slot[q] = sl;
+      }
+    ++n;
+  }
+};
+
+// A pass's start: the tickets counter back to 0 and a new epoch (the value
+// a finished tile's flag takes), so the flags need no clearing between
+// passes: every flag holds an older epoch until its tile is done.
+__global__ void tile_pass_begin_kernel(unsigned* state) {
+  state[0] = 0;
+  state[1] += 1;
+}
+
+// One pass by tiles, a warp per tile (a box of at most 32 rows: lane k
+// holds the box's slot k), so that the rounds inside a box synchronize by
+// warp votes and shuffles, not block barriers. A warp takes tickets in
+// order (state[0]), so a tile only waits for tiles that running warps hold:
+// no deadlock whatever the scheduling. For its tile it (1) loads each row's
+// terms, in_i and the inverse, (2) waits for the flags of the tiles its
+// rows read, (3) loads those rows' final values from L2 (ld.cg: another
+// warp wrote them, L1 may hold stale lines), (4) computes its rows in
+// rounds: a row goes once the rows of the box it reads are done (a ballot),
+// reading their values from their lanes (shuffles), and writes x, (5)
+// publishes the tile: after the warp's barrier, a fence and the flag set to
+// the epoch by lane 0 (the pattern of cooperative groups' grid sync: relaxed
+// polling, one fence after it).
+template <SolvePass P, int K, class T>
+__global__ void __launch_bounds__(kTileMaxRows)
+    factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
+  static_assert(kTileMaxRows == 32, "a tile is a warp");
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ Index s_off[kTileMaxDiagonals], s_base[kTileMaxDiagonals];
+  __shared__ GridStep s_step[kTileMaxDiagonals];
+  const int lane = static_cast<int>(threadIdx.x);
+  for (Index k = lane; k < F.nd; k += kTileMaxRows) {
+    s_off[k] = F.off[k];
+    s_base[k] = F.base[k];
+    s_step[k] = grid_step(F.off[k], S.grid);
+  }
+  __syncwarp();
+  const unsigned epoch = *reinterpret_cast<volatile const unsigned*>(S.state + 1);
+  const GridPoint local = tile_local(lane, S.tx, S.ty);
+  for (;;) {
+    long long ticket = 0;
+    if (lane == 0) ticket = static_cast<long long>(atomicAdd(S.state, 1u));
+    const Index t = static_cast<Index>(__shfl_sync(kAll, ticket, 0));
+    if (t >= S.ntiles) return;  // the same for the whole warp
+    const GridPoint origin = tile_origin(S.order[t], S.tx, S.ty, S.tz, S.ntx, S.nty);
+    const Index i = tile_row_at(origin, local, F.n, S.grid, S.tz);
+    TileTerms<T, K, P> terms;
+    terms.g = &S.grid;
+    terms.steps = s_step;
+    terms.p = {origin.x + local.x, origin.y + local.y, origin.z + local.z};
+    terms.origin = origin;
+    terms.tx = S.tx, terms.ty = S.ty, terms.tz = S.tz;
+    terms.n = 0;
+    T in_i = T(0), inv = T(1);
+    if (i >= 0) {
+      factor_pass_terms<P>(s_off, s_base, F.nd, F.main, F.n, F.val, i, terms);
+      in_i = in[i];
+      if (factor_pass_reads_inverse<P>()) inv = F.val[s_base[F.main] + i];
+    }
+    for (Index p = S.dep_ptr[t] + lane; p < S.dep_ptr[t + 1]; p += kTileMaxRows) {
+      const volatile unsigned* flag = S.flags + S.deps[p];
+      while (*flag != epoch) __nanosleep(32);
+      __threadfence();
+    }
+    __syncwarp();
+    T v[K];
+#pragma unroll
+    for (int q = 0; q < K; ++q) v[q] = (q < terms.n && terms.slot[q] < 0) ? __ldcg(x + terms.j[q]) : T(0);
+    bool pending = i >= 0;
+    T mine = T(0);
+    unsigned done = __ballot_sync(kAll, !pending);
+    for (int round = 0; done != kAll; ++round) {
+      if (round > kTileMaxRows) __trap();  // no progress: a cycle inside the box (a broken schedule)
+      bool ready = pending;
+      T s = factor_pass_start<P>(in_i, inv);
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        const bool inside = q < terms.n && terms.slot[q] >= 0;
+        const T w = __shfl_sync(kAll, mine, inside ? terms.slot[q] : lane);  // every lane takes part
+        if (inside && !((done >> terms.slot[q]) & 1u)) ready = false;
+        if (q < terms.n) s = factor_pass_add<P>(s, terms.a[q], inside ? w : v[q]);
+      }
+      if (ready) {
+        mine = factor_pass_finish<P>(s, inv);
+        x[i] = mine;
+        pending = false;
+      }
+      done = __ballot_sync(kAll, !pending);
+    }
+    __syncwarp();
+    if (lane == 0) {
+      __threadfence();
+      *reinterpret_cast<volatile unsigned*>(S.flags + t) = epoch;
+    }
+  }
+}
+
+template <SolvePass P, class T>
+cudaError_t run_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S, cudaStream_t stream) {
+  tile_pass_begin_kernel<<<1, 1, 0, stream>>>(S.state);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  // a warp per block and tile; a grid of at most kMaxGridBlocks, the warps loop over tickets
+  const unsigned blocks = grid::capped_blocks(S.ntiles);
+  if (S.max_terms <= 4) factor_tile_kernel<P, 4, T><<<blocks, kTileMaxRows, 0, stream>>>(F, in, x, S);
+  else factor_tile_kernel<P, kTileMaxTerms, T><<<blocks, kTileMaxRows, 0, stream>>>(F, in, x, S);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t dispatch_tile_pass(SolvePass p, const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S,
+                               cudaStream_t stream) {
+  switch (p) {
+    case SolvePass::L: return run_tile_pass<SolvePass::L>(F, in, x, S, stream);
+    case SolvePass::U: return run_tile_pass<SolvePass::U>(F, in, x, S, stream);
+    case SolvePass::Ut: return run_tile_pass<SolvePass::Ut>(F, in, x, S, stream);
+    case SolvePass::Lt: return run_tile_pass<SolvePass::Lt>(F, in, x, S, stream);
+    case SolvePass::IccUt: return run_tile_pass<SolvePass::IccUt>(F, in, x, S, stream);
+    case SolvePass::IccU: return run_tile_pass<SolvePass::IccU>(F, in, x, S, stream);
+    case SolvePass::IccHalfU: return run_tile_pass<SolvePass::IccHalfU>(F, in, x, S, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// a tiled schedule the kernel can run (its contents are the caller's promise)
+bool tiles_usable(const TilesView& S) {
+  return S.ntiles > 0 && S.order && S.dep_ptr && S.deps && S.flags && S.state && S.max_terms >= 0 &&
+         S.max_terms <= kTileMaxTerms && S.tx >= 1 && S.ty >= 1 && S.tz >= 1 && S.tx * S.ty * S.tz <= kTileMaxRows &&
+         S.ntx >= 1 && S.nty >= 1 && S.grid.nx >= 1 && S.grid.ny >= 1 && S.grid.nz >= 1;
+}
+
 bool covers(const LevelsView& L, Index m) {
   if (L.nlevels < 0 || !L.level_ptr || (m > 0 && !L.rows) || L.level_ptr[0] != 0) return false;
   for (Index l = 0; l < L.nlevels; ++l)
@@ -147,6 +307,28 @@ cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve 
   const cudaError_t e = check_solve(F.n, F.nd, F.main, what, schedules);
   if (e != cudaSuccess || F.n == 0) return e;
   return enqueue_solve<T>(F, what, b, x, nullptr, schedules, stream);
+}
+
+template <class T>
+cudaError_t hm_factor_solve_tiled(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
+                                  const TilesView* tiles, cudaStream_t stream) {
+  if (F.n < 0 || F.nd < 1 || F.nd > kTileMaxDiagonals || F.main < 0 || F.main >= F.nd || !tiles) return cudaErrorInvalidValue;
+  const FactorSolveSteps st = factor_solve_steps(what);
+  if (st.npasses < 1) return cudaErrorInvalidValue;
+  for (int p = 0; p < st.npasses; ++p)
+    if (!tiles_usable(tiles[static_cast<int>(pass_schedule(st.pass[static_cast<std::size_t>(p)]))])) return cudaErrorInvalidValue;
+  if (F.n == 0) return cudaSuccess;
+  for (int p = 0; p < st.npasses; ++p) {
+    const SolvePass pass = st.pass[static_cast<std::size_t>(p)];
+    const cudaError_t e = dispatch_tile_pass(pass, F, p == 0 ? b : static_cast<const T*>(x), x,
+                                             tiles[static_cast<int>(pass_schedule(pass))], stream);
+    if (e != cudaSuccess) return e;
+  }
+  if (st.scale_sqrt) {
+    factor_scale_sqrt_kernel<T><<<grid::blocks_for(F.n, kBlock), kBlock, 0, stream>>>(F, x, nullptr);
+    return cudaGetLastError();
+  }
+  return cudaSuccess;
 }
 
 template <class T>
@@ -269,5 +451,9 @@ template cudaError_t hm_factor_solve<double>(const FactorRowsView<double>&, Fact
                                              const LevelsView*, cudaStream_t);
 template cudaError_t hm_factor_solve<float>(const FactorRowsView<float>&, FactorSolve, const float*, float*,
                                             const LevelsView*, cudaStream_t);
+template cudaError_t hm_factor_solve_tiled<double>(const FactorRowsView<double>&, FactorSolve, const double*, double*,
+                                                   const TilesView*, cudaStream_t);
+template cudaError_t hm_factor_solve_tiled<float>(const FactorRowsView<float>&, FactorSolve, const float*, float*,
+                                                  const TilesView*, cudaStream_t);
 
 }  // namespace pdiag::cuda

@@ -173,11 +173,13 @@ if has ilu; then
   # one ILU(0) MatSolve and PCApply against aijcusparse's (cuSPARSE), 3D
   # 7-point random coefficients at 129^3 and 257^3, with the host
   # factorization and upload times; then CG + ILU in ex45 at 129^3 with both
-  # types (same iterations, KSPSolve time). diag's solves replay CUDA graphs
-  # of the level launches; bench_matmult also times MatSolve with one launch
-  # per level (-mat_diag_cuda_graphs 0), ex45 runs diag both ways, and
-  # test_factor_solve_cuda checks both paths
+  # types (same iterations, KSPSolve time). diag's solves run by tiles
+  # (pdiag/factor_tiles.hpp) where the factor has them; bench_matmult also
+  # times MatSolve level-scheduled (-mat_diag_factor_tiles 0, CUDA graphs of
+  # the level launches), ex45 runs diag both ways, and
+  # test_factor_solve_cuda checks every path
   run ilu.test_factor_levels bin/test_factor_levels
+  run ilu.test_factor_tiles bin/test_factor_tiles
   run ilu.test_factor_solve_cuda bin/test_factor_solve_cuda
   run ilu.test_factor_solve_cuda.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_factor_solve_cuda
   run ilu.test_factor_solve_cuda.racecheck compute-sanitizer --tool racecheck --error-exitcode 1 bin/test_factor_solve_cuda
@@ -191,7 +193,7 @@ if has ilu; then
     [ $t = diag ] && P="$P -dll_append $PWD/lib/libpetscdiag.so"
     run ilu.ex45.129.$t $P
   done
-  run ilu.ex45.129.diag-nographs $P -mat_diag_cuda_graphs 0
+  run ilu.ex45.129.diag-levels $P -mat_diag_factor_tiles 0
   { grep -h -A9 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu.*.log; } > "$OUT/ilu-tables.txt"
 fi
 if has benchprod; then

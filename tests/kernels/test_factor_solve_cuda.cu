@@ -13,7 +13,12 @@
 // the float instantiation. Each solve also by FactorSolveGraphs (recorded
 // CUDA graphs of the same launches): the same results, vectors rebound
 // between replays, graphs recorded once per solve and again after reset or
-// for other schedules. Without a CUDA device: SKIPPED, exit 77.
+// for other schedules. The tiled solves (hm_factor_solve_tiled,
+// pdiag/factor_tiles.hpp) against the same references wherever a tiled
+// schedule exists (the true grid, a wrong one, one line of rows; grids of
+// hundreds of tiles, so blocks wait for each other's flags), repeated and in
+// place (the epochs advance), with malformed schedules refused. Without a
+// CUDA device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE factor_solve_cuda
 #define BOOST_TEST_NO_MAIN
 #define BOOST_TEST_ALTERNATIVE_INIT_API
@@ -55,6 +60,66 @@ struct DeviceFactor {
     return v;
   }
 };
+
+/// The four tiled schedules of a factor on the device, with their work arrays.
+struct DeviceTiles {
+  std::array<TileSchedule, kSolveScheduleKinds> host;
+  std::vector<DeviceArray<Index>> order, dep_ptr, deps;
+  std::vector<DeviceArray<unsigned>> flags, state;
+  bool complete = true;  // every kind has a schedule
+  DeviceTiles(const TestFactor& t, const GridShape& g, std::array<Index, 3> box = {0, 0, 0}) {
+    for (int k = 0; k < kSolveScheduleKinds; ++k) {
+      TileSchedule& s = host[static_cast<std::size_t>(k)];
+      s = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box);
+      complete = complete && !s.empty();
+      order.emplace_back(s.order);
+      dep_ptr.emplace_back(s.dep_ptr);
+      deps.emplace_back(s.deps);
+      flags.emplace_back(std::vector<unsigned>(static_cast<std::size_t>(s.ntiles()) + 1, 0u));
+      state.emplace_back(std::vector<unsigned>(2, 0u));
+    }
+  }
+  std::array<cuda::TilesView, kSolveScheduleKinds> views() const {
+    std::array<cuda::TilesView, kSolveScheduleKinds> v;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const TileSchedule& s = host[k];
+      v[k] = {s.grid, s.tx, s.ty, s.tz, s.ntx, s.nty, s.ntiles(), s.max_terms, order[k].get(), dep_ptr[k].get(),
+              deps[k].get(), flags[k].get(), state[k].get()};
+    }
+    return v;
+  }
+};
+
+/// Every solve of t by tiles on grid g against the sequential CPU solve:
+/// twice out of place, then in place. Returns whether there were tiles.
+bool compare_tiled_solves(const std::string& name, const TestFactor& t, const GridShape& g, std::mt19937_64& rng,
+                          cudaStream_t stream, std::array<Index, 3> box = {0, 0, 0}) {
+  const Index n = t.F.layout.nrows;
+  const DeviceTiles tiles(t, g, box);
+  if (!tiles.complete) return false;
+  const DeviceFactor<double> dF(t.F, t.base, factor_schedules(t));
+  const auto views = tiles.views();
+  for (FactorSolve s : solves_of(t)) {
+    BOOST_TEST_CONTEXT(name << ", tiled " << solve_name(s) << ", grid " << g.nx << "x" << g.ny << "x" << g.nz << ", "
+                            << tiles.host[0].ntiles() << " tiles") {
+      const std::vector<double> b = random_vector(n, rng), x0 = random_vector(n, rng);
+      std::vector<double> ref;
+      BOOST_TEST_REQUIRE(reference_solve(t, s, b, ref));
+      DeviceArray<double> db(b), dx(x0);
+      for (int rep = 0; rep < 2; ++rep) {
+        dx.upload(x0);
+        PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve_tiled(dF.view(), s, db.get(), dx.get(), views.data(), stream));
+        sync_checked(stream, "hm_factor_solve_tiled");
+        BOOST_TEST(rel_err(dx.download(), ref) < 1e-13);
+      }
+      BOOST_TEST(rel_err(db.download(), b) == 0.0);
+      PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve_tiled(dF.view(), s, db.get(), db.get(), views.data(), stream));
+      sync_checked(stream, "hm_factor_solve_tiled in place");
+      BOOST_TEST(rel_err(db.download(), ref) < 1e-13);
+    }
+  }
+  return true;
+}
 
 /// Every solve of t on the device against the sequential CPU solve, by
 /// per-level launches and by the recorded graphs (FactorSolveGraphs: each
@@ -125,9 +190,83 @@ BOOST_AUTO_TEST_CASE(grid_stencils) {
     for (bool nonzeros_only : {true, false}) {
       const HmMatrix<double> A = grid_matrix(g, rng);
       const std::string name = g.name + (nonzeros_only ? " (nonzero pattern)" : " (stored pattern)");
-      compare_solves(name + ", ILU", make_factor(A, true, nonzeros_only), rng, stream);
-      compare_solves(name + ", ICC", make_factor(symmetrized(A), false, nonzeros_only), rng, stream);
+      const TestFactor ilu = make_factor(A, true, nonzeros_only), icc = make_factor(symmetrized(A), false, nonzeros_only);
+      compare_solves(name + ", ILU", ilu, rng, stream);
+      compare_solves(name + ", ICC", icc, rng, stream);
+      const GridShape exact{g.nx, g.ny, g.nz};
+      BOOST_TEST(compare_tiled_solves(name + ", ILU", ilu, exact, rng, stream) == (!g.box || g.nx * g.ny * g.nz <= kTileMaxRows));
+      BOOST_TEST(compare_tiled_solves(name + ", ICC", icc, exact, rng, stream) == (!g.box || g.nx * g.ny * g.nz <= kTileMaxRows));
+      compare_tiled_solves(name + ", ILU, small boxes", ilu, exact, rng, stream, {3, 2, g.nz > 1 ? 2 : 1});
+      compare_tiled_solves(name + ", ILU, skewed grid", ilu, GridShape{g.nx + 1, g.ny, g.nz + 1}, rng, stream);
+      BOOST_TEST(compare_tiled_solves(name + ", ILU, one line", ilu, GridShape{g.nx * g.ny * g.nz, 1, 1}, rng, stream));  // a line of boxes: never a cycle
     }
+}
+
+BOOST_AUTO_TEST_CASE(tiled_solves_many_tiles) {
+  // thousands of tiles in flight: 7-point 64 x 48 x 40 (16 x 12 x 20 boxes
+  // of 4 x 4 x 2), 5-point 300 x 200 (38 x 50 boxes of 8 x 4), grids
+  // inferred from the offsets as the plugin does
+  std::mt19937_64 rng(53);
+  for (const GridCase& g : {GridCase{"7-point 64x48x40", 64, 48, 40, false, 0}, GridCase{"5-point 300x200", 300, 200, 1, false, 0}}) {
+    const HmMatrix<double> A = grid_matrix(g, rng);
+    const TestFactor ilu = make_factor(A, true, true), icc = make_factor(symmetrized(A), false, true);
+    const GridShape guess = infer_grid_shape(ilu.F.offsets.data(), ilu.F.ndiag(), ilu.F.layout.nrows);
+    BOOST_TEST_REQUIRE((guess.nx == g.nx && guess.ny == g.ny && guess.nz == g.nz));
+    BOOST_TEST(compare_tiled_solves(g.name + ", ILU", ilu, guess, rng, stream));
+    BOOST_TEST(compare_tiled_solves(g.name + ", ICC", icc, guess, rng, stream));
+    BOOST_TEST(compare_tiled_solves(g.name + ", ILU, 4x4x2 boxes", ilu, guess, rng, stream, {4, 4, g.nz > 1 ? 2 : 1}));
+  }
+  // float: the tiled solve against the level-ordered one
+  const GridCase g{"7-point 40x30x20", 40, 30, 20, false, 0};
+  const TestFactor t = make_factor(grid_matrix(g, rng), true, true);
+  const Index n = t.F.layout.nrows;
+  HmMatrix<float> Ff(t.F.layout, t.F.offsets);
+  for (std::size_t p = 0; p < t.F.val.size(); ++p) Ff.val[p] = float(t.F.val[p]);
+  const std::vector<Index> base = hm_diagonal_bases(static_cast<const HmMatrix<float>&>(Ff).view());
+  const DeviceFactor<float> dF(Ff, base, factor_schedules(t));
+  const DeviceTiles tiles(t, GridShape{g.nx, g.ny, g.nz});  // the pattern is the float factor's
+  BOOST_TEST_REQUIRE(tiles.complete);
+  std::vector<float> b(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) b[static_cast<std::size_t>(i)] = float(i % 7) - 3.0f;
+  DeviceArray<float> db(b), dl(std::vector<float>(b.size(), 0.0f)), dt(std::vector<float>(b.size(), 0.0f));
+  PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve(dF.view(), FactorSolve::IluSolve, db.get(), dl.get(), dF.schedules().data(), stream));
+  const auto views = tiles.views();
+  PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, db.get(), dt.get(), views.data(), stream));
+  sync_checked(stream, "float solves");
+  const std::vector<float> l = dl.download(), r = dt.download();
+  double num = 0, den = 0;
+  for (Index i = 0; i < n; ++i) {
+    num += double(l[i] - r[i]) * double(l[i] - r[i]);
+    den += double(l[i]) * double(l[i]);
+  }
+  BOOST_TEST(den > 0);
+  BOOST_TEST(std::sqrt(num / den) < 1e-5);
+}
+
+BOOST_AUTO_TEST_CASE(tiled_solves_refuse_malformed_schedules) {
+  std::mt19937_64 rng(59);
+  const TestFactor t = make_factor(grid_matrix(GridCase{"7-point 20x10x10", 20, 10, 10, false, 0}, rng), true, true);
+  const DeviceFactor<double> dF(t.F, t.base, factor_schedules(t));
+  const DeviceTiles tiles(t, GridShape{20, 10, 10});
+  BOOST_TEST_REQUIRE(tiles.complete);
+  DeviceArray<double> v(std::vector<double>(static_cast<std::size_t>(t.F.layout.nrows), 1.0));
+  auto views = tiles.views();
+  BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), nullptr, stream) == cudaErrorInvalidValue);
+  auto bad = views;
+  bad[static_cast<int>(SolveScheduleKind::UpperRows)].ntiles = 0;  // no schedule for U
+  BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), bad.data(), stream) == cudaErrorInvalidValue);
+  // ... which the transpose solve does not use
+  PDIAG_CUDA_REQUIRE(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolveTranspose, v.get(), v.get(), bad.data(), stream));
+  bad = views;
+  bad[static_cast<int>(SolveScheduleKind::LowerRows)].tx = 64;  // a box over kTileMaxRows (32)
+  BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), bad.data(), stream) == cudaErrorInvalidValue);
+  bad = views;
+  bad[static_cast<int>(SolveScheduleKind::LowerRows)].flags = nullptr;
+  BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), bad.data(), stream) == cudaErrorInvalidValue);
+  FactorRowsView<double> no_main = dF.view();
+  no_main.main = -1;
+  BOOST_TEST(cuda::hm_factor_solve_tiled(no_main, FactorSolve::IluSolve, v.get(), v.get(), views.data(), stream) == cudaErrorInvalidValue);
+  sync_checked(stream, "refused tiled solves");
 }
 
 BOOST_AUTO_TEST_CASE(random_diagonal_matrices) {
@@ -136,8 +275,12 @@ BOOST_AUTO_TEST_CASE(random_diagonal_matrices) {
     for (bool nonzeros_only : {true, false}) {
       const HmMatrix<double> A = random_diag_matrix(500, {-301, -57, -13, -2, -1, 3, 8, 41, 120}, density, rng);
       const std::string name = "random, density " + std::to_string(density) + (nonzeros_only ? ", nonzero pattern" : "");
-      compare_solves(name + ", ILU", make_factor(A, true, nonzeros_only), rng, stream);
-      compare_solves(name + ", ICC", make_factor(symmetrized(A), false, nonzeros_only), rng, stream);
+      const TestFactor ilu = make_factor(A, true, nonzeros_only), icc = make_factor(symmetrized(A), false, nonzeros_only);
+      compare_solves(name + ", ILU", ilu, rng, stream);
+      compare_solves(name + ", ICC", icc, rng, stream);
+      BOOST_TEST(compare_tiled_solves(name + ", ILU", ilu, GridShape{500, 1, 1}, rng, stream, {32, 1, 1}));
+      BOOST_TEST(compare_tiled_solves(name + ", ICC", icc, GridShape{500, 1, 1}, rng, stream, {32, 1, 1}));
+      compare_tiled_solves(name + ", ILU, 2D guess", ilu, GridShape{57, 9, 1}, rng, stream);
     }
   // more diagonals than the kernel stages in shared memory (1024): metadata read from global memory
   std::vector<Index> many;

@@ -495,9 +495,11 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
    package, zero fill: the factor on the diagonals) applied to CUDA vectors
    (level-scheduled triangular solves on the device) against host vectors
    (the sequential solves on the host): MatSolve, MatSolveTranspose and
-   ICC's MatForwardSolve / MatBackwardSolve, to rounding, twice (the second
-   solve reuses the uploaded factor and replays its CUDA graph; a third with
-   -mat_diag_cuda_graphs 0, one launch per level), and again after a numeric
+   ICC's MatForwardSolve / MatBackwardSolve, to rounding, twice by default
+   (tiled passes where the factor has tiles, else the recorded CUDA graph;
+   the second solve reuses the uploaded factor and schedules), then with
+   -mat_diag_factor_tiles 0 (level-scheduled, the graph) and with
+   -mat_diag_cuda_graphs 0 too (one launch per level), and again after a numeric
    refactorization with new values (the device copy must follow). On a copy
    of A made diagonally dominant. */
 PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
@@ -531,16 +533,19 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
       if (ft == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A, &info));
       else PetscCall(MatCholeskyFactorNumeric(F, A, &info));
       for (int op = 0; op < (ft == MAT_FACTOR_ILU ? 2 : 4); op++)
-        for (int rep = 0; rep < 3; rep++) { /* rep 0, 1: the recorded CUDA graph, rep 2: one launch per level */
+        for (int rep = 0; rep < 4; rep++) { /* rep 0, 1: the default (tiled where the tiles fit), 2: level-scheduled with the CUDA graph, 3: one launch per level */
           const char *opname[] = {"MatSolve", "MatSolveTranspose", "MatForwardSolve", "MatBackwardSolve"};
+          const char *repname[] = {"", " (again)", " (-mat_diag_factor_tiles 0)", " (-mat_diag_factor_tiles 0 -mat_diag_cuda_graphs 0)"};
           PetscErrorCode (*apply[])(Mat, Vec, Vec) = {MatSolve, MatSolveTranspose, MatForwardSolve, MatBackwardSolve};
           PetscCall(VecSet(xd, 7.0)); /* a stale x must not leak into the result */
           PetscCall(apply[op](F, bh, xh));
-          if (rep == 2) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", "0"));
+          if (rep >= 2) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_tiles", "0"));
+          if (rep == 3) PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", "0"));
           PetscCall(apply[op](F, bd, xd));
-          if (rep == 2) PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+          PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_tiles"));
+          PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
           const PetscReal e = RelDiff(xd, xh), moved = RelDiff(xh, bh);
-          Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + (rep == 1 ? " (again)" : rep == 2 ? " (-mat_diag_cuda_graphs 0)" : "") + ": difference " + std::to_string(e));
+          Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + repname[rep] + ": difference " + std::to_string(e));
         }
     }
     PetscCall(MatDestroy(&F));

@@ -483,8 +483,27 @@ extern template class SorGraph<float>;
 // sweeps above). The factorization itself stays on the host.
 
 #include "pdiag/factor_levels.hpp"
+#include "pdiag/factor_tiles.hpp"
 
 namespace pdiag::cuda {
+
+/// A tiled schedule (pdiag/factor_tiles.hpp's TileSchedule) on the device:
+/// its geometry, the DEVICE arrays order, dep_ptr, deps, and two DEVICE work
+/// arrays the solves use: flags (ntiles unsigned) and state (2 unsigned),
+/// both zeroed once when allocated and then left to the solves (each pass
+/// advances state's epoch instead of clearing flags). One schedule's work
+/// arrays serve one stream at a time.
+struct TilesView {
+  GridShape grid;
+  Index tx = 1, ty = 1, tz = 1, ntx = 0, nty = 0;
+  Index ntiles = 0;
+  int max_terms = 0;
+  const Index* order = nullptr;
+  const Index* dep_ptr = nullptr;
+  const Index* deps = nullptr;
+  unsigned* flags = nullptr;
+  unsigned* state = nullptr;
+};
 
 /// x = op(F)^{-1} b for `what` (pdiag::FactorSolve), F a FactorRowsView of
 /// DEVICE arrays; schedules an array of kSolveScheduleKinds LevelsView
@@ -499,6 +518,21 @@ namespace pdiag::cuda {
 template <class T>
 cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
                             const LevelsView* schedules, cudaStream_t stream = nullptr);
+
+/// hm_factor_solve by tiles (pdiag/factor_tiles.hpp): each pass one launch
+/// (plus a one-thread launch that starts it), a block per tile, the tiles
+/// synchronized by flags in global memory instead of a launch per level.
+/// tiles an array of kSolveScheduleKinds TilesView indexed by
+/// SolveScheduleKind, of which those of the solve's passes must hold
+/// hm_factor_tile_schedule of F (uploaded; not checked on the device: a
+/// schedule of another factor can hang the kernel) and must not be used by
+/// another stream at the same time. Same result as hm_factor_solve (the
+/// same terms in the same order). cudaErrorInvalidValue, nothing enqueued,
+/// for a factor without its main diagonal or a needed schedule that is
+/// empty or malformed; otherwise the first launch error.
+template <class T>
+cudaError_t hm_factor_solve_tiled(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
+                                  const TilesView* tiles, cudaStream_t stream = nullptr);
 
 /// hm_factor_solve's launches recorded once per kind of solve as a CUDA
 /// graph and replayed: one cudaGraphLaunch instead of one launch per level
@@ -554,6 +588,10 @@ extern template cudaError_t hm_factor_solve<double>(const FactorRowsView<double>
                                                     const LevelsView*, cudaStream_t);
 extern template cudaError_t hm_factor_solve<float>(const FactorRowsView<float>&, FactorSolve, const float*, float*,
                                                    const LevelsView*, cudaStream_t);
+extern template cudaError_t hm_factor_solve_tiled<double>(const FactorRowsView<double>&, FactorSolve, const double*,
+                                                          double*, const TilesView*, cudaStream_t);
+extern template cudaError_t hm_factor_solve_tiled<float>(const FactorRowsView<float>&, FactorSolve, const float*, float*,
+                                                         const TilesView*, cudaStream_t);
 extern template class FactorSolveGraphs<double>;
 extern template class FactorSolveGraphs<float>;
 

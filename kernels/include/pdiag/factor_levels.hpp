@@ -122,74 +122,107 @@ inline Index main_diagonal_index(const Index* off, Index nd) {
   return -1;
 }
 
-/// The new x[i] of pass P (the table at the top). `in` is b for a first
-/// pass, x for a second; x holds the final values of the rows i reads.
-/// off / base may be any arrays indexable as the view's (the kernels pass
-/// shared-memory copies).
-template <SolvePass P, class T>
-PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index main, Index n, const T* val, const T* in,
-                           const T* x, Index i) {
-  // 1 / U(i,i) (ILU) or 1 / D_i (ICC), loaded only by the passes that use it
-  const T* inv = val + base[main] + i;
-  T s = in[i];
+/// The terms of row i in pass P (the table at the top): visit(a, j, k) for
+/// every stored nonzero a of the row's sum, j the row whose final x[j] it
+/// multiplies (j = i + off[k] by rows, i - off[k] by columns), k its
+/// diagonal, in the order the sequential solve adds them (stored zeros
+/// skipped). off / base may be any arrays indexable as the view's (the
+/// kernels pass shared-memory copies). Shared by the level-ordered passes
+/// (factor_pass_row) and the tiled ones (pdiag/factor_tiles.hpp), so both
+/// compute the same sums.
+// (nvcc: the visitor may be host-only, as the schedule builders' are; the
+// function is then used on the host only)
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <SolvePass P, class T, class Visit>
+PDIAG_HD void factor_pass_terms(const Index* off, const Index* base, Index nd, Index main, Index n, const T* val, Index i,
+                                Visit& visit) {
   if (P == SolvePass::L) {
     for (Index k = 0; k < main; ++k) {
       const Index j = i + off[k];
       if (j < 0) continue;
       const T a = val[base[k] + i];
-      if (a != T(0)) s -= a * x[j];
+      if (a != T(0)) visit(a, j, k);
     }
-    return s;
-  }
-  if (P == SolvePass::U) {
+  } else if (P == SolvePass::U || P == SolvePass::IccHalfU) {
     for (Index k = main + 1; k < nd; ++k) {
       const Index j = i + off[k];
       if (j >= n) continue;
       const T a = val[base[k] + i];
-      if (a != T(0)) s -= a * x[j];
+      if (a != T(0)) visit(a, j, k);
     }
-    return s * *inv;
-  }
-  if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
+  } else if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
     for (Index k = nd - 1; k > main; --k) {
       const Index r = i - off[k];
       if (r < 0) continue;
       const T a = val[base[k] + r];
-      if (a == T(0)) continue;
-      if (P == SolvePass::Ut) s -= a * x[r];
-      else s += a * x[r];
+      if (a != T(0)) visit(a, r, k);
     }
-    return P == SolvePass::Ut ? s * *inv : s;
-  }
-  if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
+  } else if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
     for (Index k = 0; k < main; ++k) {
       const Index r = i - off[k];
       if (r >= n) continue;
       const T a = val[base[k] + r];
-      if (a != T(0)) s -= a * x[r];
+      if (a != T(0)) visit(a, r, k);
     }
-    return s;
-  }
-  if (P == SolvePass::IccU) {
-    s = s * *inv;
+  } else {  // IccU
     for (Index k = nd - 1; k > main; --k) {
       const Index j = i + off[k];
       if (j >= n) continue;
       const T a = val[base[k] + i];
-      if (a != T(0)) s += a * x[j];
+      if (a != T(0)) visit(a, j, k);
     }
-    return s;
   }
-  // IccHalfU
+}
+
+/// Whether pass P reads 1 / U(i,i) or 1 / D_i (val[base[main] + i]).
+template <SolvePass P>
+PDIAG_HD constexpr bool factor_pass_reads_inverse() {
+  return P == SolvePass::U || P == SolvePass::Ut || P == SolvePass::IccU || P == SolvePass::IccHalfU;
+}
+
+/// A row's sum before its terms: in_i, scaled for ICC's backward passes.
+template <SolvePass P, class T>
+PDIAG_HD T factor_pass_start(T in_i, T inv_i) {
   using std::sqrt;
-  s = sqrt(*inv) * s;
-  for (Index k = main + 1; k < nd; ++k) {
-    const Index j = i + off[k];
-    if (j >= n) continue;
-    const T a = val[base[k] + i];
-    if (a != T(0)) s += a * x[j];
-  }
-  return s;
+  if (P == SolvePass::IccU) return in_i * inv_i;
+  if (P == SolvePass::IccHalfU) return sqrt(inv_i) * in_i;
+  return in_i;
+}
+
+/// The sum with one more term a x_j (ICC stores W = -U: its terms add).
+template <SolvePass P, class T>
+PDIAG_HD T factor_pass_add(T s, T a, T xj) {
+  if (P == SolvePass::IccUt || P == SolvePass::IccU || P == SolvePass::IccHalfU) return s + a * xj;
+  return s - a * xj;
+}
+
+/// The row's new x_i from its sum.
+template <SolvePass P, class T>
+PDIAG_HD T factor_pass_finish(T s, T inv_i) {
+  return (P == SolvePass::U || P == SolvePass::Ut) ? s * inv_i : s;
+}
+
+namespace detail {
+// factor_pass_row's visitor: the sum over x's final values
+template <SolvePass P, class T>
+struct PassSum {
+  const T* x;
+  T s;
+  PDIAG_HD void operator()(T a, Index j, Index) { s = factor_pass_add<P>(s, a, x[j]); }
+};
+}  // namespace detail
+
+/// The new x[i] of pass P (the table at the top). `in` is b for a first
+/// pass, x for a second; x holds the final values of the rows i reads.
+template <SolvePass P, class T>
+PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index main, Index n, const T* val, const T* in,
+                           const T* x, Index i) {
+  const T inv = factor_pass_reads_inverse<P>() ? val[base[main] + i] : T(1);
+  detail::PassSum<P, T> sum{x, factor_pass_start<P>(in[i], inv)};
+  factor_pass_terms<P>(off, base, nd, main, n, val, i, sum);
+  return factor_pass_finish<P>(sum.s, inv);
 }
 
 /// ICC's forward half's last step for row i: y_i sqrt(1 / D_i).

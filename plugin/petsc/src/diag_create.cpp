@@ -453,11 +453,17 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
   PetscCall(PetscOptionsBool("-mat_diag_pinned_halo", "On the GPU under MPI without a CUDA-aware MPI, exchange the ghost columns through pinned host memory, overlapped with the interior rows (false: PETSc's VecScatter)", "MATDIAG", a->pinned_halo, &a->pinned_halo, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   { /* read where they act, at each factorization (diag_factor*.cpp), for any diag matrix: listed here for -help */
-    PetscBool native = PETSC_TRUE, device_factor = PETSC_TRUE;
+    PetscBool native = PETSC_TRUE, device_factor = PETSC_TRUE, tiles = PETSC_TRUE, graphs = PETSC_TRUE;
     PetscInt  dense_max = kDiagDenseFactorMaxRows;
     PetscCall(PetscOptionsBool("-mat_diag_native_factor", "ILU(0)/ICC(0) of the petsc package on the diagonals (false: through the aij copy)", "MATDIAG", native, &native, NULL));
     PetscCall(PetscOptionsBool("-mat_diag_device_factor", "With CUDA vectors, LU and Cholesky of the default package solve on the GPU (false: PETSc's host factor)", "MATDIAG", device_factor, &device_factor, NULL));
     PetscCall(PetscOptionsInt("-mat_diag_dense_factor_max", "With CUDA vectors, LUs of at most this many rows are dense (cuSOLVER), applied as their inverse", "MATDIAG", dense_max, &dense_max, NULL));
+    PetscCall(PetscOptionsBool("-mat_diag_factor_tiles", "With CUDA vectors, ILU(0)/ICC(0) solves by tiles of the grid, one launch per pass (false: level-scheduled passes)", "MATDIAG", tiles, &tiles, NULL));
+    {
+      PetscInt box[3] = {4, 4, 2}, nbox = 3;
+      PetscCall(PetscOptionsIntArray("-mat_diag_factor_tile_box", "The tiles' boxes: grid points per axis, at most 32 in all, a warp (default 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line)", "MATDIAG", box, &nbox, NULL));
+    }
+    PetscCall(PetscOptionsBool("-mat_diag_cuda_graphs", "With CUDA vectors, level-scheduled solves and SOR sweeps replay a CUDA graph of their launches (false: one launch per level)", "MATDIAG", graphs, &graphs, NULL));
   }
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatDiagSetStorage(A, storage));

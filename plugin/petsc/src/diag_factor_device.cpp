@@ -16,17 +16,30 @@
    U). All of it is timed by the event MatDiagFactToGPU; later solves copy
    nothing between host and device.
 
-   A solve with hundreds of levels is bound by the launches (a few
-   microseconds each), so by default each kind of solve is recorded once as
-   a CUDA graph of its launches (pdiag::cuda::FactorSolveGraphs) and
-   replayed by one cudaGraphLaunch; the graphs are dropped whenever the
-   factor or a schedule is uploaded again. Options Database Keys:
-.  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline); read at every
-   solve, with the factor's prefix (bjacobi's blocks: -sub_mat_diag_cuda_graphs), else without */
+   A solve with hundreds of levels is bound by its synchronizations (a
+   launch per level, a few microseconds each). By default the passes run by
+   tiles (pdiag/factor_tiles.hpp, pdiag::cuda::hm_factor_solve_tiled): the
+   rows seen as a grid guessed from the factor's offsets (DMDA ordering),
+   cut into boxes, one block per box, the boxes synchronized by flags in
+   global memory, one launch per pass. The tiled schedules are built on the
+   host at the same time as the level schedules would be, and uploaded. A
+   factor the tiles do not fit (a 9/27-point stencil, whose boxes read each
+   other, or rows of more than 16 terms) keeps the level-scheduled passes:
+   then each kind of solve is recorded once as a CUDA graph of its
+   launches (pdiag::cuda::FactorSolveGraphs) and replayed by one
+   cudaGraphLaunch; the graphs are dropped whenever the factor or a
+   schedule is uploaded again. -info says which ran. Options Database Keys
+   (read at every solve, with the factor's prefix, bjacobi's blocks:
+   -sub_mat_diag_..., else without):
++  -mat_diag_factor_tiles <true> - false: the level-scheduled passes (the tiles' baseline)
+.  -mat_diag_factor_tile_box <tx,ty,tz> - the boxes' points per axis (default 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line; at most 32 points in all: a warp)
+-  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline) */
 #include "diag_factor_device.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
+
+#include <petscdm.h>
 
 #include "pdiag/levels.hpp"
 
@@ -44,6 +57,12 @@ struct DiagFactorDevice {
   std::array<std::size_t, pdiag::kSolveScheduleKinds>        rows_cap{};
   std::array<bool, pdiag::kSolveScheduleKinds>               have{};
   pdiag::cuda::FactorSolveGraphs<PetscScalar>                graphs; /* dropped (reset) at every upload: they hold its addresses */
+  /* per kind: the tiled schedule (tried once per upload; host geometry, device order | dep_ptr | deps and state | flags) */
+  std::array<bool, pdiag::kSolveScheduleKinds>                    tiles_tried{}, have_tiles{};
+  std::array<pdiag::cuda::TilesView, pdiag::kSolveScheduleKinds> tiles{};
+  std::array<Index *, pdiag::kSolveScheduleKinds>                 tile_index{};
+  std::array<unsigned *, pdiag::kSolveScheduleKinds>              tile_work{};
+  std::array<std::size_t, pdiag::kSolveScheduleKinds>             tile_index_cap{}, tile_work_cap{};
 
   ~DiagFactorDevice()
   {
@@ -51,8 +70,23 @@ struct DiagFactorDevice {
     if (val) cudaFree(val);
     for (Index *r : rows)
       if (r) cudaFree(r);
+    for (Index *r : tile_index)
+      if (r) cudaFree(r);
+    for (unsigned *w : tile_work)
+      if (w) cudaFree(w);
   }
 };
+
+/* A boolean option of the factor's solves: with its prefix (bjacobi's blocks: -sub_...), else without. */
+static PetscErrorCode GetFactorBool(Mat F, const char name[], PetscBool *value)
+{
+  PetscBool set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, ((PetscObject)F)->prefix, name, value, &set));
+  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, NULL, name, value, NULL));
+  PetscFunctionReturn(0);
+}
 
 PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
 {
@@ -92,16 +126,68 @@ static PetscErrorCode UploadFactor(DiagFactorDevice &d, const Hm &F)
     DiagCallKernel(d.halves_defined = pdiag::hm_icc_halves_defined(host));
   }
   d.have.fill(false);
+  d.tiles_tried.fill(false);
+  d.have_tiles.fill(false);
   d.graphs.reset();
   PetscFunctionReturn(0);
 }
 
-/* The schedules of the passes of `what`, computed and uploaded if missing. */
-static PetscErrorCode EnsureSchedules(Mat F, DiagFactorDevice &d, const Hm &factor, pdiag::FactorSolve what)
+/* The tiled schedule of one kind, built and uploaded (d.have_tiles[k] if there is one). */
+static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, pdiag::SolveScheduleKind kind)
+{
+  const std::size_t          k = (std::size_t)kind;
+  pdiag::TileSchedule        s;
+  std::vector<Index>         base;
+  const pdiag::GridShape     grid = pdiag::infer_grid_shape(factor.offsets.data(), factor.ndiag(), d.n);
+
+  PetscInt                   box[3] = {0, 0, 0}, nbox = 3;
+  PetscBool                  set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  d.tiles_tried[k] = true;
+  PetscCall(PetscOptionsGetIntArray(((PetscObject)F)->options, ((PetscObject)F)->prefix, "-mat_diag_factor_tile_box", box, &nbox, &set));
+  if (!set) {
+    nbox = 3;
+    PetscCall(PetscOptionsGetIntArray(((PetscObject)F)->options, NULL, "-mat_diag_factor_tile_box", box, &nbox, &set));
+  }
+  PetscCheck(!set || (nbox == 3 && box[0] > 0 && box[1] > 0 && box[2] > 0 && box[0] * box[1] * box[2] <= pdiag::kTileMaxRows), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_factor_tile_box needs three positive sizes with a product of at most %" PetscInt_FMT, (PetscInt)pdiag::kTileMaxRows);
+  DiagCallKernel(base = pdiag::hm_diagonal_bases(factor.view()); const pdiag::FactorRowsView<PetscScalar> host{d.n, d.nd, d.main, factor.offsets.data(), base.data(), factor.val.data()};
+                 s = pdiag::hm_factor_tile_schedule(host, kind, grid, {set ? (Index)box[0] : 0, (Index)box[1], (Index)box[2]}));
+  if (s.empty()) {
+    PetscCall(PetscInfo(F, "diag: no tiled schedule %d for the factor (grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT "): level-scheduled passes\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny, (PetscInt)grid.nz));
+    PetscFunctionReturn(0);
+  }
+  const std::size_t nt = (std::size_t)s.ntiles(), nidx = nt + s.dep_ptr.size() + s.deps.size();
+  PetscCall(DiagReserveDevice(&d.tile_index[k], &d.tile_index_cap[k], nidx));
+  PetscCall(DiagReserveDevice(&d.tile_work[k], &d.tile_work_cap[k], nt + 2));
+  Index *dev = d.tile_index[k];
+  DiagCallCUDA(cudaMemcpy(dev, s.order.data(), nt * sizeof(Index), cudaMemcpyHostToDevice));
+  DiagCallCUDA(cudaMemcpy(dev + nt, s.dep_ptr.data(), s.dep_ptr.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  if (!s.deps.empty()) DiagCallCUDA(cudaMemcpy(dev + nt + s.dep_ptr.size(), s.deps.data(), s.deps.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  DiagCallCUDA(cudaMemset(d.tile_work[k], 0, (nt + 2) * sizeof(unsigned)));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nidx * sizeof(Index))));
+  d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntx, s.nty, s.ntiles(), s.max_terms, dev, dev + nt, dev + nt + s.dep_ptr.size(), d.tile_work[k] + 2, d.tile_work[k]};
+  d.have_tiles[k] = true;
+  PetscCall(PetscInfo(F, "diag: tiled schedule %d of the factor on the GPU: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", boxes %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " tiles\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny,
+                      (PetscInt)grid.nz, (PetscInt)s.tx, (PetscInt)s.ty, (PetscInt)s.tz, (PetscInt)s.ntiles()));
+  PetscFunctionReturn(0);
+}
+
+/* The tiled schedules of the passes of `what` where wanted and possible
+   (*tiled: every pass has one), else their level schedules, computed and
+   uploaded if missing. */
+static PetscErrorCode EnsureSchedules(Mat F, DiagFactorDevice &d, const Hm &factor, pdiag::FactorSolve what, PetscBool want_tiles, PetscBool *tiled)
 {
   const pdiag::FactorSolveSteps st = pdiag::factor_solve_steps(what);
 
   PetscFunctionBegin;
+  *tiled = want_tiles;
+  for (int p = 0; p < st.npasses && want_tiles; ++p) {
+    const pdiag::SolveScheduleKind kind = pdiag::pass_schedule(st.pass[(std::size_t)p]);
+    if (!d.tiles_tried[(std::size_t)kind]) PetscCall(TryTiles(F, d, factor, kind));
+    if (!d.have_tiles[(std::size_t)kind]) *tiled = PETSC_FALSE;
+  }
+  if (*tiled) PetscFunctionReturn(0);
   for (int p = 0; p < st.npasses; ++p) {
     const pdiag::SolveScheduleKind kind = pdiag::pass_schedule(st.pass[(std::size_t)p]);
     const std::size_t              k    = (std::size_t)kind;
@@ -119,37 +205,79 @@ static PetscErrorCode EnsureSchedules(Mat F, DiagFactorDevice &d, const Hm &fact
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, const Hm &factor, PetscBool *stale, pdiag::FactorSolve what, Vec bb, Vec xx)
+/* The factor and the schedules of `what` on the device, uploaded if
+   missing (*tiled: the solve runs by tiles). */
+static PetscErrorCode Prepare(Mat F, DiagFactorDevice **pdev, const Hm &factor, PetscBool *stale, pdiag::FactorSolve what, PetscBool *tiled)
 {
-  const PetscScalar *b;
-  PetscScalar       *x;
-
   PetscFunctionBegin;
   if (!*pdev) PetscCallCXX(*pdev = new DiagFactorDevice());
   DiagFactorDevice             &d  = **pdev;
   const pdiag::FactorSolveSteps st = pdiag::factor_solve_steps(what);
-  bool                          missing = *stale ? true : false;
-  for (int p = 0; p < st.npasses; ++p) missing = missing || !d.have[(std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p])];
-  if (missing) { /* the event counts uploads, not solves */
+  PetscBool                     want_tiles = PETSC_TRUE;
+  PetscCall(GetFactorBool(F, "-mat_diag_factor_tiles", &want_tiles));
+  bool tried = true, all_tiles = true, all_levels = true; /* over the passes' kinds */
+  for (int p = 0; p < st.npasses; ++p) {
+    const std::size_t k = (std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p]);
+    tried               = tried && d.tiles_tried[k];
+    all_tiles           = all_tiles && d.have_tiles[k];
+    all_levels          = all_levels && d.have[k];
+  }
+  *tiled = (want_tiles && all_tiles) ? PETSC_TRUE : PETSC_FALSE;
+  if (*stale || (want_tiles && !tried) || (!*tiled && !all_levels)) { /* the event counts uploads, not solves */
     PetscCall(PetscLogEventBegin(MATDIAG_FactorToGPU, F, 0, 0, 0));
     if (*stale) {
       PetscCall(UploadFactor(d, factor));
       *stale = PETSC_FALSE;
     }
-    PetscCall(EnsureSchedules(F, d, factor, what));
+    PetscCall(EnsureSchedules(F, d, factor, what, want_tiles, tiled));
     PetscCall(PetscLogEventEnd(MATDIAG_FactorToGPU, F, 0, 0, 0));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat F, Mat A, DiagFactorDevice **pdev, const Hm &factor, PetscBool *stale, pdiag::FactorSolve what)
+{
+  PetscBool cuda = PETSC_FALSE, tiled;
+  DM        dm   = NULL;
+  VecType   vtype = NULL;
+
+  PetscFunctionBegin;
+  /* CUDA vectors expected: a diagcuda matrix, a CUDA default vector type, or a DM that makes CUDA vectors */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (!cuda && A->defaultvectype) PetscCall(PetscStrbeginswith(A->defaultvectype, VECCUDA, &cuda));
+  if (!cuda) PetscCall(MatGetDM(A, &dm));
+  if (!cuda && dm) PetscCall(DMGetVecType(dm, &vtype));
+  if (!cuda && vtype) {
+    PetscBool is = PETSC_FALSE;
+    for (VecType t : {VECCUDA, VECSEQCUDA, VECMPICUDA}) {
+      PetscCall(PetscStrcmp(vtype, t, &is));
+      if (is) cuda = PETSC_TRUE;
+    }
+  }
+  if (cuda) PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, const Hm &factor, PetscBool *stale, pdiag::FactorSolve what, Vec bb, Vec xx)
+{
+  const PetscScalar *b;
+  PetscScalar       *x;
+  PetscBool          tiled = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
+  DiagFactorDevice &d = **pdev;
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
   std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
   for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
-  PetscBool                                graphs = PETSC_TRUE, set = PETSC_FALSE;
-  PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, ((PetscObject)F)->prefix, "-mat_diag_cuda_graphs", &graphs, &set));
-  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, NULL, "-mat_diag_cuda_graphs", &graphs, NULL));
+  PetscBool                                graphs = PETSC_TRUE;
+  PetscCall(GetFactorBool(F, "-mat_diag_cuda_graphs", &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArrayWrite(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
-  if (graphs) {
+  if (tiled) DiagCallCUDA(pdiag::cuda::hm_factor_solve_tiled(view, what, b, x, d.tiles.data(), PetscDefaultCudaStream));
+  else if (graphs) {
     const long recorded = d.graphs.recordings();
     DiagCallCUDA(d.graphs.solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
     if (d.graphs.recordings() != recorded) PetscCall(PetscInfo(F, "diag: solve %d of the factor recorded as a CUDA graph\n", (int)what));

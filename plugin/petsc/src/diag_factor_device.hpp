@@ -16,9 +16,18 @@ PETSC_INTERN PetscBool MatDiagFactorDeviceWanted_Private(Vec, Vec);
 /* x = op(F)^{-1} b on the device; *dev created on first use; *stale: the
    host factor changed since the last upload (cleared here). */
 PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, PetscBool *, pdiag::FactorSolve, Vec, Vec);
+/* After a numeric factorization of A: the upload and schedules of the solve
+   `what` done now (in PCSetUp, as aijcusparse factors there) when A
+   expects CUDA vectors (diagcuda, a CUDA default vector type, a DM with
+   CUDA vectors); otherwise nothing (the first device solve does it). */
+PETSC_INTERN PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat, Mat, DiagFactorDevice **, const Hm &, PetscBool *, pdiag::FactorSolve);
 /* Frees the device copy (null: nothing); errors are ignored (called from a destructor). */
 PETSC_INTERN void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *);
 #else
+static inline PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat, Mat, DiagFactorDevice **, const Hm &, PetscBool *, pdiag::FactorSolve)
+{
+  return 0;
+}
 static inline PetscBool MatDiagFactorDeviceWanted_Private(Vec, Vec)
 {
   return PETSC_FALSE;

@@ -134,6 +134,7 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
   nf->dev_stale = PETSC_TRUE;
 #if defined(PDIAG_PETSC_CUDA)
   nf->device = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE; /* as for products: the vectors decide */
+  if (nf->device) PetscCall(MatDiagFactorDevicePrepare_Private(F, A, &nf->dev, nf->F, &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
 #endif
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
