@@ -112,16 +112,15 @@ cudaError_t dispatch_pass(SolvePass p, const FactorRowsView<T>& F, const T* in, 
 // point by the diagonal's step: no division.
 template <class T, int K, SolvePass P>
 struct TileTerms {
-  const GridShape* g;
   const GridStep* steps;
   GridPoint p, origin;
-  Index tx, ty, tz;
+  int nx, ny, tx, ty, tz;
   T a[K];
   Index j[K];
   int slot[K];
   int n;
   __device__ __forceinline__ void operator()(T av, Index jv, Index k) {
-    const int sl = static_cast<int>(tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), *g), origin, tx, ty, tz));
+    const int sl = tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), nx, ny), origin, tx, ty, tz);
 #pragma unroll
     for (int q = 0; q < K; ++q)
       if (q == n) {
@@ -133,27 +132,34 @@ struct TileTerms {
   }
 };
 
-// A pass's start: the tickets counter back to 0 and a new epoch (the value
-// a finished tile's flag takes), so the flags need no clearing between
-// passes: every flag holds an older epoch until its tile is done.
-__global__ void tile_pass_begin_kernel(unsigned* state) {
-  state[0] = 0;
-  state[1] += 1;
+// A pass's start: a new epoch (the value a finished tile's flag takes), so
+// the flags need no clearing between passes: every flag holds an older
+// epoch until its tile is done.
+__global__ void tile_pass_begin_kernel(unsigned* state) { state[1] += 1; }
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
 }
 
 // One pass by tiles, a warp per tile (a box of at most 32 rows: lane k
 // holds the box's slot k), so that the rounds inside a box synchronize by
-// warp votes and shuffles, not block barriers. A warp takes tickets in
-// order (state[0]), so a tile only waits for tiles that running warps hold:
-// no deadlock whatever the scheduling. For its tile it (1) loads each row's
-// terms, in_i and the inverse, (2) waits for the flags of the tiles its
-// rows read, (3) loads those rows' final values from L2 (ld.cg: another
-// warp wrote them, L1 may hold stale lines), (4) computes its rows in
-// rounds: a row goes once the rows of the box it reads are done (a ballot),
-// reading their values from their lanes (shuffles), and writes x, (5)
-// publishes the tile: after the warp's barrier, a fence and the flag set to
-// the epoch by lane 0 (the pattern of cooperative groups' grid sync: relaxed
-// polling, one fence after it).
+// warp votes and shuffles, not block barriers. The W warps of the grid (one
+// per block, all resident: a cooperative launch) take tickets w, w + W, ...;
+// a tile waits only for earlier tickets, so the earliest unfinished ticket
+// always runs: no deadlock. A warp reads its next ticket's record while it
+// works on this one. For its tile it (1) loads each row's terms, in_i and
+// the inverse, (2) waits for the flags of the tiles its rows read (acquire
+// loads), (3) loads those rows' final values from L2 (ld.cg: another warp
+// wrote them), (4) computes its rows in rounds: a row goes once the rows of
+// the box it reads are done (a ballot), reading their values from their
+// lanes (shuffles), and writes x, (5) publishes the tile: after the warp's
+// barrier, lane 0 sets the flag to the epoch (a release store: it orders
+// the lanes' writes that the barrier ordered before it).
 template <SolvePass P, int K, class T>
 __global__ void __launch_bounds__(kTileMaxRows)
     factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
@@ -169,20 +175,26 @@ __global__ void __launch_bounds__(kTileMaxRows)
   }
   __syncwarp();
   const unsigned epoch = *reinterpret_cast<volatile const unsigned*>(S.state + 1);
-  const GridPoint local = tile_local(lane, S.tx, S.ty);
+  const int tx = static_cast<int>(S.tx), ty = static_cast<int>(S.ty), tz = static_cast<int>(S.tz);
+  const GridPoint local = tile_local(lane, tx, ty);
+  Index t = blockIdx.x;
+  if (t >= S.ntiles) return;
+  int4 r0 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * t), r1 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * t + 1);
   for (;;) {
-    long long ticket = 0;
-    if (lane == 0) ticket = static_cast<long long>(atomicAdd(S.state, 1u));
-    const Index t = static_cast<Index>(__shfl_sync(kAll, ticket, 0));
-    if (t >= S.ntiles) return;  // the same for the whole warp
-    const GridPoint origin = tile_origin(S.order[t], S.tx, S.ty, S.tz, S.ntx, S.nty);
-    const Index i = tile_row_at(origin, local, F.n, S.grid, S.tz);
+    const Index tn = t + gridDim.x;  // the next ticket's record, read now, used at the end
+    int4 n0 = r0, n1 = r1;
+    if (tn < S.ntiles) {
+      n0 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * tn);
+      n1 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * tn + 1);
+    }
+    const GridPoint origin{r0.x, r0.y, r0.z};
+    const Index i = tile_row_at(origin, local, F.n, S.grid, tz);
     TileTerms<T, K, P> terms;
-    terms.g = &S.grid;
     terms.steps = s_step;
     terms.p = {origin.x + local.x, origin.y + local.y, origin.z + local.z};
     terms.origin = origin;
-    terms.tx = S.tx, terms.ty = S.ty, terms.tz = S.tz;
+    terms.nx = static_cast<int>(S.grid.nx), terms.ny = static_cast<int>(S.grid.ny);
+    terms.tx = tx, terms.ty = ty, terms.tz = tz;
     terms.n = 0;
     T in_i = T(0), inv = T(1);
     if (i >= 0) {
@@ -190,10 +202,9 @@ __global__ void __launch_bounds__(kTileMaxRows)
       in_i = in[i];
       if (factor_pass_reads_inverse<P>()) inv = F.val[s_base[F.main] + i];
     }
-    for (Index p = S.dep_ptr[t] + lane; p < S.dep_ptr[t + 1]; p += kTileMaxRows) {
-      const volatile unsigned* flag = S.flags + S.deps[p];
-      while (*flag != epoch) __nanosleep(32);
-      __threadfence();
+    for (int q = lane; q < r0.w; q += kTileMaxRows) {
+      const int dep = r0.w <= 3 ? (q == 0 ? r1.x : q == 1 ? r1.y : r1.z) : S.extra[r1.w + q];
+      while (load_acquire(S.flags + dep) != epoch) __nanosleep(32);
     }
     __syncwarp();
     T v[K];
@@ -221,23 +232,50 @@ __global__ void __launch_bounds__(kTileMaxRows)
       done = __ballot_sync(kAll, !pending);
     }
     __syncwarp();
-    if (lane == 0) {
-      __threadfence();
-      *reinterpret_cast<volatile unsigned*>(S.flags + t) = epoch;
-    }
+    if (lane == 0) store_release(S.flags + t, epoch);
+    if (tn >= S.ntiles) return;
+    t = tn, r0 = n0, r1 = n1;
   }
+}
+
+// The warps a cooperative launch of the kernel may have (all resident at once).
+template <SolvePass P, int K, class T>
+cudaError_t resident_warps(unsigned* warps) {
+  static unsigned cached = 0;  // per instantiation; the device does not change under a process's kernels
+  if (!cached) {
+    int dev = 0, nsm = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_tile_kernel<P, K, T>, kTileMaxRows, 0);
+    if (e != cudaSuccess) return e;
+    if (nsm < 1 || per_sm < 1) return cudaErrorLaunchOutOfResources;
+    cached = static_cast<unsigned>(nsm) * static_cast<unsigned>(per_sm);
+  }
+  *warps = cached;
+  return cudaSuccess;
+}
+
+template <SolvePass P, int K, class T>
+cudaError_t launch_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S, cudaStream_t stream) {
+  unsigned warps = 0;
+  cudaError_t e = resident_warps<P, K, T>(&warps);
+  if (e != cudaSuccess) return e;
+  const unsigned blocks = S.ntiles < Index(warps) ? static_cast<unsigned>(S.ntiles) : warps;
+  FactorRowsView<T> f = F;
+  const T* i = in;
+  T* o = x;
+  TilesView s = S;
+  void* args[] = {&f, &i, &o, &s};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(factor_tile_kernel<P, K, T>), dim3(blocks),
+                                     dim3(kTileMaxRows), args, 0, stream);
 }
 
 template <SolvePass P, class T>
 cudaError_t run_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S, cudaStream_t stream) {
   tile_pass_begin_kernel<<<1, 1, 0, stream>>>(S.state);
-  cudaError_t e = cudaGetLastError();
+  const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  // a warp per block and tile; a grid of at most kMaxGridBlocks, the warps loop over tickets
-  const unsigned blocks = grid::capped_blocks(S.ntiles);
-  if (S.max_terms <= 4) factor_tile_kernel<P, 4, T><<<blocks, kTileMaxRows, 0, stream>>>(F, in, x, S);
-  else factor_tile_kernel<P, kTileMaxTerms, T><<<blocks, kTileMaxRows, 0, stream>>>(F, in, x, S);
-  return cudaGetLastError();
+  return S.max_terms <= 4 ? launch_tile_pass<P, 4, T>(F, in, x, S, stream) : launch_tile_pass<P, kTileMaxTerms, T>(F, in, x, S, stream);
 }
 
 template <class T>
@@ -257,9 +295,10 @@ cudaError_t dispatch_tile_pass(SolvePass p, const FactorRowsView<T>& F, const T*
 
 // a tiled schedule the kernel can run (its contents are the caller's promise)
 bool tiles_usable(const TilesView& S) {
-  return S.ntiles > 0 && S.order && S.dep_ptr && S.deps && S.flags && S.state && S.max_terms >= 0 &&
+  return S.ntiles > 0 && S.ntiles < (Index(1) << 31) && S.rec && S.extra && S.flags && S.state && S.max_terms >= 0 &&
          S.max_terms <= kTileMaxTerms && S.tx >= 1 && S.ty >= 1 && S.tz >= 1 && S.tx * S.ty * S.tz <= kTileMaxRows &&
-         S.ntx >= 1 && S.nty >= 1 && S.grid.nx >= 1 && S.grid.ny >= 1 && S.grid.nz >= 1;
+         S.grid.nx >= 1 && S.grid.ny >= 1 && S.grid.nz >= 1 && S.grid.nx < kTileMaxSide && S.grid.ny < kTileMaxSide &&
+         S.grid.nz < kTileMaxSide;
 }
 
 bool covers(const LevelsView& L, Index m) {

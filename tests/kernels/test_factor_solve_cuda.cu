@@ -61,20 +61,20 @@ struct DeviceFactor {
   }
 };
 
-/// The four tiled schedules of a factor on the device, with their work arrays.
+/// The four tiled schedules of a factor on the device (their records), with their work arrays.
 struct DeviceTiles {
   std::array<TileSchedule, kSolveScheduleKinds> host;
-  std::vector<DeviceArray<Index>> order, dep_ptr, deps;
+  std::vector<DeviceArray<int>> rec, extra;
   std::vector<DeviceArray<unsigned>> flags, state;
   bool complete = true;  // every kind has a schedule
   DeviceTiles(const TestFactor& t, const GridShape& g, std::array<Index, 3> box = {0, 0, 0}) {
     for (int k = 0; k < kSolveScheduleKinds; ++k) {
       TileSchedule& s = host[static_cast<std::size_t>(k)];
       s = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box);
-      complete = complete && !s.empty();
-      order.emplace_back(s.order);
-      dep_ptr.emplace_back(s.dep_ptr);
-      deps.emplace_back(s.deps);
+      TileRecords r;
+      complete = complete && !s.empty() && tile_records(s, r);
+      rec.emplace_back(r.rec);
+      extra.emplace_back(r.extra);
       flags.emplace_back(std::vector<unsigned>(static_cast<std::size_t>(s.ntiles()) + 1, 0u));
       state.emplace_back(std::vector<unsigned>(2, 0u));
     }
@@ -83,8 +83,7 @@ struct DeviceTiles {
     std::array<cuda::TilesView, kSolveScheduleKinds> v;
     for (std::size_t k = 0; k < v.size(); ++k) {
       const TileSchedule& s = host[k];
-      v[k] = {s.grid, s.tx, s.ty, s.tz, s.ntx, s.nty, s.ntiles(), s.max_terms, order[k].get(), dep_ptr[k].get(),
-              deps[k].get(), flags[k].get(), state[k].get()};
+      v[k] = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, rec[k].get(), extra[k].get(), flags[k].get(), state[k].get()};
     }
     return v;
   }
@@ -261,7 +260,7 @@ BOOST_AUTO_TEST_CASE(tiled_solves_refuse_malformed_schedules) {
   bad[static_cast<int>(SolveScheduleKind::LowerRows)].tx = 64;  // a box over kTileMaxRows (32)
   BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), bad.data(), stream) == cudaErrorInvalidValue);
   bad = views;
-  bad[static_cast<int>(SolveScheduleKind::LowerRows)].flags = nullptr;
+  bad[static_cast<int>(SolveScheduleKind::LowerRows)].rec = nullptr;
   BOOST_TEST(cuda::hm_factor_solve_tiled(dF.view(), FactorSolve::IluSolve, v.get(), v.get(), bad.data(), stream) == cudaErrorInvalidValue);
   FactorRowsView<double> no_main = dF.view();
   no_main.main = -1;

@@ -45,6 +45,17 @@ void check_schedule(const TileSchedule& s, Index n) {
     for (Index p = s.dep_ptr[t]; p < s.dep_ptr[t + 1]; ++p) BOOST_TEST_REQUIRE((s.deps[p] >= 0 && s.deps[p] < t));
   }
   BOOST_TEST(rows == n);  // every row in exactly one tile
+  // the device's records say the same
+  TileRecords r;
+  BOOST_TEST_REQUIRE(tile_records(s, r));
+  BOOST_TEST_REQUIRE(r.rec.size() == std::size_t(8 * s.ntiles()));
+  for (Index t = 0; t < s.ntiles(); ++t) {
+    const int* q = r.rec.data() + 8 * t;
+    const GridPoint o = tile_origin(s.order[t], s.tx, s.ty, s.tz, s.ntx, s.nty);
+    BOOST_TEST_REQUIRE((q[0] == o.x && q[1] == o.y && q[2] == o.z));
+    BOOST_TEST_REQUIRE(q[3] == s.dep_ptr[t + 1] - s.dep_ptr[t]);
+    for (int d = 0; d < q[3]; ++d) BOOST_TEST_REQUIRE((q[3] <= 3 ? q[4 + d] : r.extra[q[7] + d]) == s.deps[s.dep_ptr[t] + d]);
+  }
 }
 
 /// Every solve of t by tiles on grid g (and box) against the sequential one;

@@ -488,19 +488,18 @@ extern template class SorGraph<float>;
 namespace pdiag::cuda {
 
 /// A tiled schedule (pdiag/factor_tiles.hpp's TileSchedule) on the device:
-/// its geometry, the DEVICE arrays order, dep_ptr, deps, and two DEVICE work
-/// arrays the solves use: flags (ntiles unsigned) and state (2 unsigned),
-/// both zeroed once when allocated and then left to the solves (each pass
-/// advances state's epoch instead of clearing flags). One schedule's work
-/// arrays serve one stream at a time.
+/// its geometry, its records (tile_records: DEVICE arrays rec, 8 ints per
+/// ticket, and extra), and two DEVICE work arrays the solves use: flags
+/// (ntiles unsigned) and state (2 unsigned), both zeroed once when allocated
+/// and then left to the solves (each pass advances state's epoch instead of
+/// clearing flags). One schedule's work arrays serve one stream at a time.
 struct TilesView {
   GridShape grid;
-  Index tx = 1, ty = 1, tz = 1, ntx = 0, nty = 0;
+  Index tx = 1, ty = 1, tz = 1;
   Index ntiles = 0;
   int max_terms = 0;
-  const Index* order = nullptr;
-  const Index* dep_ptr = nullptr;
-  const Index* deps = nullptr;
+  const int* rec = nullptr;
+  const int* extra = nullptr;
   unsigned* flags = nullptr;
   unsigned* state = nullptr;
 };
@@ -519,9 +518,11 @@ template <class T>
 cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
                             const LevelsView* schedules, cudaStream_t stream = nullptr);
 
-/// hm_factor_solve by tiles (pdiag/factor_tiles.hpp): each pass one launch
-/// (plus a one-thread launch that starts it), a block per tile, the tiles
-/// synchronized by flags in global memory instead of a launch per level.
+/// hm_factor_solve by tiles (pdiag/factor_tiles.hpp): each pass one
+/// cooperative launch of as many warps as fit on the device at once (plus a
+/// one-thread launch that starts it), warp w taking tickets w, w + W, ...,
+/// the tiles synchronized by flags in global memory instead of a launch per
+/// level.
 /// tiles an array of kSolveScheduleKinds TilesView indexed by
 /// SolveScheduleKind, of which those of the solve's passes must hold
 /// hm_factor_tile_schedule of F (uploaded; not checked on the device: a

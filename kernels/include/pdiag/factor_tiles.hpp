@@ -100,42 +100,41 @@ inline GridShape infer_grid_shape(const Index* off, Index nd, Index n) {
 /// A point of the grid and an offset as a step on it: d = sx + nx (sy +
 /// ny sz), each part rounded to the nearest, so that moving a point by it
 /// takes at most a carry or two per axis (grid_move) and no division: the
-/// kernel finds the grid point of every row a row reads this way.
+/// kernel finds the grid point of every row a row reads this way. 32-bit
+/// (registers in the kernel): tiles need every side of the grid below
+/// kTileMaxSide.
 struct GridPoint {
-  Index x = 0, y = 0, z = 0;
+  int x = 0, y = 0, z = 0;
 };
 struct GridStep {
-  Index sx = 0, sy = 0, sz = 0;
+  int sx = 0, sy = 0, sz = 0;
 };
+constexpr Index kTileMaxSide = Index(1) << 30;
 
 PDIAG_HD Index div_nearest(Index a, Index b) { return a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b); }
 
 PDIAG_HD GridStep grid_step(Index d, const GridShape& g) {
-  GridStep s;
-  s.sz = div_nearest(d, g.nx * g.ny);
-  const Index rem = d - s.sz * g.nx * g.ny;
-  s.sy = div_nearest(rem, g.nx);
-  s.sx = rem - s.sy * g.nx;
-  return s;
+  const Index sz = div_nearest(d, g.nx * g.ny), rem = d - sz * g.nx * g.ny, sy = div_nearest(rem, g.nx);
+  return {static_cast<int>(rem - sy * g.nx), static_cast<int>(sy), static_cast<int>(sz)};
 }
 
 /// The point of row i + sign d (sign +1 or -1) from p, the point of row i,
 /// and s = grid_step(d): valid whenever that row exists.
-PDIAG_HD GridPoint grid_move(GridPoint p, const GridStep& s, Index sign, const GridShape& g) {
+PDIAG_HD GridPoint grid_move(GridPoint p, const GridStep& s, int sign, int nx, int ny) {
   p.x += sign * s.sx;
   p.y += sign * s.sy;
   p.z += sign * s.sz;
-  while (p.x < 0) p.x += g.nx, --p.y;
-  while (p.x >= g.nx) p.x -= g.nx, ++p.y;
-  while (p.y < 0) p.y += g.ny, --p.z;
-  while (p.y >= g.ny) p.y -= g.ny, ++p.z;
+  while (p.x < 0) p.x += nx, --p.y;
+  while (p.x >= nx) p.x -= nx, ++p.y;
+  while (p.y < 0) p.y += ny, --p.z;
+  while (p.y >= ny) p.y -= ny, ++p.z;
   return p;
 }
 
 /// Whether pass P finds the rows it reads at i + off[k] (+1) or i - off[k] (-1).
 template <SolvePass P>
-PDIAG_HD constexpr Index pass_step_sign() {
-  return (P == SolvePass::Ut || P == SolvePass::IccUt || P == SolvePass::Lt) ? Index(-1) : Index(1);
+PDIAG_HD constexpr int pass_step_sign() {
+  return (P == SolvePass::Ut || P == SolvePass::IccUt || P == SolvePass::Lt) ? -1 : 1;
 }
 
 /// The tiles of one kind of pass (pdiag::SolveScheduleKind) of a factor:
@@ -181,7 +180,7 @@ struct TileEdges {
   std::vector<Index>* reads;
   void operator()(T, Index, Index k) {
     ++nterms;
-    const GridPoint q = grid_move(p, steps[k], pass_step_sign<P>(), *g);
+    const GridPoint q = grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny));
     const Index tj = tile_x[q.x] + ntx * (tile_y[q.y] + nty * tile_z[q.z]);
     if (tj != tile && std::find(reads->begin(), reads->end(), tj) == reads->end()) reads->push_back(tj);
   }
@@ -215,7 +214,7 @@ bool collect_tile_reads(const FactorRowsView<T>& F, TileSchedule& s, std::vector
   for (Index z = 0; z < g.nz; ++z)
     for (Index y = 0; y < g.ny; ++y)
       for (Index x = 0; x < g.nx && i < F.n; ++x, ++i) {
-        e.p = {x, y, z};
+        e.p = {static_cast<int>(x), static_cast<int>(y), static_cast<int>(z)};
         e.tile = tx[static_cast<std::size_t>(x)] + s.ntx * (ty[static_cast<std::size_t>(y)] + s.nty * tz[static_cast<std::size_t>(z)]);
         e.nterms = 0;
         e.reads = &reads[static_cast<std::size_t>(e.tile)];
@@ -235,7 +234,8 @@ template <class T>
 TileSchedule hm_factor_tile_schedule(const FactorRowsView<T>& F, SolveScheduleKind kind, const GridShape& g,
                                      std::array<Index, 3> box = {0, 0, 0}) {
   TileSchedule s;
-  if (F.n <= 0 || F.main < 0 || F.nd > kTileMaxDiagonals || g.nx < 1 || g.ny < 1 || g.nz < 1 || g.nx * g.ny * g.nz < F.n)
+  if (F.n <= 0 || F.main < 0 || F.nd > kTileMaxDiagonals || g.nx < 1 || g.ny < 1 || g.nz < 1 || g.nx >= kTileMaxSide ||
+      g.ny >= kTileMaxSide || g.nz >= kTileMaxSide || g.nx * g.ny * g.nz < F.n)
     return s;
   if (box[0] <= 0) box = default_tile_box(g);
   if (box[0] < 1 || box[1] < 1 || box[2] < 1 || box[0] * box[1] * box[2] > kTileMaxRows) return s;
@@ -290,31 +290,61 @@ TileSchedule hm_factor_tile_schedule(const FactorRowsView<T>& F, SolveScheduleKi
 
 /// The grid point of the corner of tile `tile` (its smallest row).
 PDIAG_HD GridPoint tile_origin(Index tile, Index tx, Index ty, Index tz, Index ntx, Index nty) {
-  return {(tile % ntx) * tx, ((tile / ntx) % nty) * ty, (tile / (ntx * nty)) * tz};
+  return {static_cast<int>((tile % ntx) * tx), static_cast<int>(((tile / ntx) % nty) * ty), static_cast<int>((tile / (ntx * nty)) * tz)};
 }
 
 /// Slot k (0 .. kTileMaxRows) of a box, k = lx + tx (ly + ty lz).
-PDIAG_HD GridPoint tile_local(Index k, Index tx, Index ty) { return {k % tx, (k / tx) % ty, k / (tx * ty)}; }
+PDIAG_HD GridPoint tile_local(int k, int tx, int ty) { return {k % tx, (k / tx) % ty, k / (tx * ty)}; }
 
 /// The row at point `local` of the box at `origin`, -1 past the box, the grid or the rows.
-PDIAG_HD Index tile_row_at(GridPoint origin, GridPoint local, Index n, const GridShape& g, Index tz) {
+PDIAG_HD Index tile_row_at(GridPoint origin, GridPoint local, Index n, const GridShape& g, int tz) {
   if (local.z >= tz) return -1;
-  const Index x = origin.x + local.x, y = origin.y + local.y, z = origin.z + local.z;
+  const int x = origin.x + local.x, y = origin.y + local.y, z = origin.z + local.z;
   if (x >= g.nx || y >= g.ny || z >= g.nz) return -1;
   const Index i = x + g.nx * (y + g.ny * z);
   return i < n ? i : -1;
 }
 
 /// The slot of grid point q in the box at `origin`, -1 outside it.
-PDIAG_HD Index tile_slot_of(GridPoint q, GridPoint origin, Index tx, Index ty, Index tz) {
-  const Index lx = q.x - origin.x, ly = q.y - origin.y, lz = q.z - origin.z;
+PDIAG_HD int tile_slot_of(GridPoint q, GridPoint origin, int tx, int ty, int tz) {
+  const int lx = q.x - origin.x, ly = q.y - origin.y, lz = q.z - origin.z;
   if (lx < 0 || lx >= tx || ly < 0 || ly >= ty || lz < 0 || lz >= tz) return -1;
   return lx + tx * (ly + ty * lz);
 }
 
 /// Row k of tile `tile`, or -1 (tile_row_at of its origin and slot k).
 PDIAG_HD Index tile_row(Index tile, Index k, Index n, const GridShape& g, Index tx, Index ty, Index tz, Index ntx, Index nty) {
-  return tile_row_at(tile_origin(tile, tx, ty, tz, ntx, nty), tile_local(k, tx, ty), n, g, tz);
+  return tile_row_at(tile_origin(tile, tx, ty, tz, ntx, nty), tile_local(static_cast<int>(k), static_cast<int>(tx), static_cast<int>(ty)), n, g,
+                     static_cast<int>(tz));
+}
+
+/// The device's form of a schedule: 8 ints per ticket, {ox, oy, oz,
+/// ndeps, d0, d1, d2, extra}: the corner of its box, how many tickets it
+/// waits for and which (d0..d2 when at most 3, else extra[extra ..
+/// extra + ndeps)), so that a warp reads its next tile in one 32-byte load.
+struct TileRecords {
+  std::vector<int> rec, extra;
+};
+
+/// The records of s; false (none) if a ticket or a count passes int32.
+inline bool tile_records(const TileSchedule& s, TileRecords& r) {
+  r.rec.clear();
+  r.extra.clear();
+  if (s.ntiles() >= (Index(1) << 31) || static_cast<Index>(s.deps.size()) >= (Index(1) << 31)) return false;
+  r.rec.reserve(static_cast<std::size_t>(8 * s.ntiles()));
+  for (Index t = 0; t < s.ntiles(); ++t) {
+    const GridPoint o = tile_origin(s.order[static_cast<std::size_t>(t)], s.tx, s.ty, s.tz, s.ntx, s.nty);
+    const Index b = s.dep_ptr[static_cast<std::size_t>(t)], e = s.dep_ptr[static_cast<std::size_t>(t) + 1], nd = e - b;
+    int d[4] = {0, 0, 0, 0};
+    if (nd <= 3) {
+      for (Index q = 0; q < nd; ++q) d[q] = static_cast<int>(s.deps[static_cast<std::size_t>(b + q)]);
+    } else {
+      d[3] = static_cast<int>(r.extra.size());
+      for (Index q = b; q < e; ++q) r.extra.push_back(static_cast<int>(s.deps[static_cast<std::size_t>(q)]));
+    }
+    r.rec.insert(r.rec.end(), {o.x, o.y, o.z, static_cast<int>(nd), d[0], d[1], d[2], d[3]});
+  }
+  return true;
 }
 
 namespace detail {
@@ -325,12 +355,12 @@ struct TermList {
   const GridShape* g;
   const GridStep* steps;
   GridPoint p, origin;
-  Index tx, ty, tz;
+  int tx, ty, tz;
   std::vector<std::pair<T, Index>> terms;
   std::vector<Index> slots;
   void operator()(T a, Index j, Index k) {
     terms.emplace_back(a, j);
-    slots.push_back(tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), *g), origin, tx, ty, tz));
+    slots.push_back(tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny)), origin, tx, ty, tz));
   }
 };
 
@@ -353,11 +383,12 @@ bool run_pass_by_tiles(const FactorRowsView<T>& F, const TileSchedule& s, const 
     const Index tile = s.order[static_cast<std::size_t>(t)];
     const GridPoint origin = tile_origin(tile, s.tx, s.ty, s.tz, s.ntx, s.nty);
     for (Index k = 0; k < kTileMaxRows; ++k) {
-      const GridPoint local = tile_local(k, s.tx, s.ty);
-      row[static_cast<std::size_t>(k)] = tile_row_at(origin, local, F.n, s.grid, s.tz);
+      const GridPoint local = tile_local(static_cast<int>(k), static_cast<int>(s.tx), static_cast<int>(s.ty));
+      row[static_cast<std::size_t>(k)] = tile_row_at(origin, local, F.n, s.grid, static_cast<int>(s.tz));
       done[static_cast<std::size_t>(k)] = row[static_cast<std::size_t>(k)] < 0;
       TermList<T, P>& tl = terms[static_cast<std::size_t>(k)];
-      tl = TermList<T, P>{&s.grid, steps.data(), {origin.x + local.x, origin.y + local.y, origin.z + local.z}, origin, s.tx, s.ty, s.tz, {}, {}};
+      tl = TermList<T, P>{&s.grid, steps.data(), {origin.x + local.x, origin.y + local.y, origin.z + local.z}, origin, static_cast<int>(s.tx),
+                          static_cast<int>(s.ty), static_cast<int>(s.tz), {}, {}};
       if (row[static_cast<std::size_t>(k)] >= 0) factor_pass_terms<P>(F.off, F.base, F.nd, F.main, F.n, F.val, row[static_cast<std::size_t>(k)], tl);
     }
     std::vector<std::pair<Index, T>> written;

@@ -57,10 +57,10 @@ struct DiagFactorDevice {
   std::array<std::size_t, pdiag::kSolveScheduleKinds>        rows_cap{};
   std::array<bool, pdiag::kSolveScheduleKinds>               have{};
   pdiag::cuda::FactorSolveGraphs<PetscScalar>                graphs; /* dropped (reset) at every upload: they hold its addresses */
-  /* per kind: the tiled schedule (tried once per upload; host geometry, device order | dep_ptr | deps and state | flags) */
+  /* per kind: the tiled schedule (tried once per upload; host geometry, device records | extra and state | flags) */
   std::array<bool, pdiag::kSolveScheduleKinds>                    tiles_tried{}, have_tiles{};
   std::array<pdiag::cuda::TilesView, pdiag::kSolveScheduleKinds> tiles{};
-  std::array<Index *, pdiag::kSolveScheduleKinds>                 tile_index{};
+  std::array<int *, pdiag::kSolveScheduleKinds>                   tile_index{};
   std::array<unsigned *, pdiag::kSolveScheduleKinds>              tile_work{};
   std::array<std::size_t, pdiag::kSolveScheduleKinds>             tile_index_cap{}, tile_work_cap{};
 
@@ -70,7 +70,7 @@ struct DiagFactorDevice {
     if (val) cudaFree(val);
     for (Index *r : rows)
       if (r) cudaFree(r);
-    for (Index *r : tile_index)
+    for (int *r : tile_index)
       if (r) cudaFree(r);
     for (unsigned *w : tile_work)
       if (w) cudaFree(w);
@@ -153,20 +153,22 @@ static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, pdi
   PetscCheck(!set || (nbox == 3 && box[0] > 0 && box[1] > 0 && box[2] > 0 && box[0] * box[1] * box[2] <= pdiag::kTileMaxRows), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_factor_tile_box needs three positive sizes with a product of at most %" PetscInt_FMT, (PetscInt)pdiag::kTileMaxRows);
   DiagCallKernel(base = pdiag::hm_diagonal_bases(factor.view()); const pdiag::FactorRowsView<PetscScalar> host{d.n, d.nd, d.main, factor.offsets.data(), base.data(), factor.val.data()};
                  s = pdiag::hm_factor_tile_schedule(host, kind, grid, {set ? (Index)box[0] : 0, (Index)box[1], (Index)box[2]}));
-  if (s.empty()) {
+  pdiag::TileRecords rec;
+  bool               ok = !s.empty();
+  if (ok) DiagCallKernel(ok = pdiag::tile_records(s, rec));
+  if (!ok) {
     PetscCall(PetscInfo(F, "diag: no tiled schedule %d for the factor (grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT "): level-scheduled passes\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny, (PetscInt)grid.nz));
     PetscFunctionReturn(0);
   }
-  const std::size_t nt = (std::size_t)s.ntiles(), nidx = nt + s.dep_ptr.size() + s.deps.size();
+  const std::size_t nt = (std::size_t)s.ntiles(), nidx = rec.rec.size() + rec.extra.size();
   PetscCall(DiagReserveDevice(&d.tile_index[k], &d.tile_index_cap[k], nidx));
   PetscCall(DiagReserveDevice(&d.tile_work[k], &d.tile_work_cap[k], nt + 2));
-  Index *dev = d.tile_index[k];
-  DiagCallCUDA(cudaMemcpy(dev, s.order.data(), nt * sizeof(Index), cudaMemcpyHostToDevice));
-  DiagCallCUDA(cudaMemcpy(dev + nt, s.dep_ptr.data(), s.dep_ptr.size() * sizeof(Index), cudaMemcpyHostToDevice));
-  if (!s.deps.empty()) DiagCallCUDA(cudaMemcpy(dev + nt + s.dep_ptr.size(), s.deps.data(), s.deps.size() * sizeof(Index), cudaMemcpyHostToDevice));
+  int *dev = d.tile_index[k];
+  DiagCallCUDA(cudaMemcpy(dev, rec.rec.data(), rec.rec.size() * sizeof(int), cudaMemcpyHostToDevice));
+  if (!rec.extra.empty()) DiagCallCUDA(cudaMemcpy(dev + rec.rec.size(), rec.extra.data(), rec.extra.size() * sizeof(int), cudaMemcpyHostToDevice));
   DiagCallCUDA(cudaMemset(d.tile_work[k], 0, (nt + 2) * sizeof(unsigned)));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nidx * sizeof(Index))));
-  d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntx, s.nty, s.ntiles(), s.max_terms, dev, dev + nt, dev + nt + s.dep_ptr.size(), d.tile_work[k] + 2, d.tile_work[k]};
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nidx * sizeof(int))));
+  d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, dev, dev + rec.rec.size(), d.tile_work[k] + 2, d.tile_work[k]};
   d.have_tiles[k] = true;
   PetscCall(PetscInfo(F, "diag: tiled schedule %d of the factor on the GPU: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", boxes %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " tiles\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny,
                       (PetscInt)grid.nz, (PetscInt)s.tx, (PetscInt)s.ty, (PetscInt)s.tz, (PetscInt)s.ntiles()));
