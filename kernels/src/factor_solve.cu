@@ -116,17 +116,15 @@ struct TileTerms {
   GridPoint p, origin;
   int nx, ny, tx, ty, tz;
   T a[K];
-  Index j[K];
-  int slot[K];
+  int code[K];  // the slot (>= 0) of an in-box row, or -(k + 1) for diagonal k's row in another box (registers are scarce)
   int n;
-  __device__ __forceinline__ void operator()(T av, Index jv, Index k) {
+  __device__ __forceinline__ void operator()(T av, Index, Index k) {
     const int sl = tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), nx, ny), origin, tx, ty, tz);
 #pragma unroll
     for (int q = 0; q < K; ++q)
       if (q == n) {
         a[q] = av;
-        j[q] = jv;
-        slot[q] = sl;
+        code[q] = sl >= 0 ? sl : -static_cast<int>(k) - 1;
       }
     ++n;
   }
@@ -148,7 +146,11 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
 
 // One pass by tiles, a warp per tile (a box of at most 32 rows: lane k
 // holds the box's slot k), so that the rounds inside a box synchronize by
-// warp votes and shuffles, not block barriers. The W warps of the grid (one
+// warp votes and shuffles, not block barriers. Resident warps decide the
+// speed (H200, bench_matmult -ilu -n 257: 80 registers, 25 warps a SM,
+// 3.25 ms a MatSolve; two rows a lane, 135 registers, 15 warps, 4.9 ms;
+// forced down to 64 registers with spills, 3.44 ms), hence 72 registers:
+// a row's terms keep one int each (code), no index. The W warps of the grid (one
 // per block, all resident: a cooperative launch) take tickets w, w + W, ...;
 // a tile waits only for earlier tickets, so the earliest unfinished ticket
 // always runs: no deadlock. A warp reads its next ticket's record while it
@@ -209,7 +211,8 @@ __global__ void __launch_bounds__(kTileMaxRows)
     __syncwarp();
     T v[K];
 #pragma unroll
-    for (int q = 0; q < K; ++q) v[q] = (q < terms.n && terms.slot[q] < 0) ? __ldcg(x + terms.j[q]) : T(0);
+    for (int q = 0; q < K; ++q)
+      v[q] = (q < terms.n && terms.code[q] < 0) ? __ldcg(x + i + pass_step_sign<P>() * s_off[-terms.code[q] - 1]) : T(0);
     bool pending = i >= 0;
     T mine = T(0);
     unsigned done = __ballot_sync(kAll, !pending);
@@ -219,9 +222,10 @@ __global__ void __launch_bounds__(kTileMaxRows)
       T s = factor_pass_start<P>(in_i, inv);
 #pragma unroll
       for (int q = 0; q < K; ++q) {
-        const bool inside = q < terms.n && terms.slot[q] >= 0;
-        const T w = __shfl_sync(kAll, mine, inside ? terms.slot[q] : lane);  // every lane takes part
-        if (inside && !((done >> terms.slot[q]) & 1u)) ready = false;
+        const bool inside = q < terms.n && terms.code[q] >= 0;
+        const int src = inside ? terms.code[q] : lane;
+        const T w = __shfl_sync(kAll, mine, src);  // every lane takes part
+        if (inside && !((done >> src) & 1u)) ready = false;
         if (q < terms.n) s = factor_pass_add<P>(s, terms.a[q], inside ? w : v[q]);
       }
       if (ready) {
