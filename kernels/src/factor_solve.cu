@@ -130,6 +130,16 @@ struct TileTerms {
   }
 };
 
+// Prefetches a row's stored entries of a pass into L1 (no registers held):
+// a warp's next tile, while it computes this one.
+template <class T>
+struct PrefetchEntries {
+  const T* val;
+  __device__ __forceinline__ void operator()(Index pos, Index, Index) {
+    asm volatile("prefetch.global.L1 [%0];" : : "l"(val + pos));
+  }
+};
+
 // A pass's start: a new epoch (the value a finished tile's flag takes), so
 // the flags need no clearing between passes: every flag holds an older
 // epoch until its tile is done.
@@ -146,22 +156,23 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
 
 // One pass by tiles, a warp per tile (a box of at most 32 rows: lane k
 // holds the box's slot k), so that the rounds inside a box synchronize by
-// warp votes and shuffles, not block barriers. Resident warps decide the
-// speed (H200, bench_matmult -ilu -n 257: 80 registers, 25 warps a SM,
-// 3.25 ms a MatSolve; two rows a lane, 135 registers, 15 warps, 4.9 ms;
-// forced down to 64 registers with spills, 3.44 ms), hence 72 registers:
-// a row's terms keep one int each (code), no index. The W warps of the grid (one
-// per block, all resident: a cooperative launch) take tickets w, w + W, ...;
-// a tile waits only for earlier tickets, so the earliest unfinished ticket
-// always runs: no deadlock. A warp reads its next ticket's record while it
-// works on this one. For its tile it (1) loads each row's terms, in_i and
-// the inverse, (2) waits for the flags of the tiles its rows read (acquire
-// loads), (3) loads those rows' final values from L2 (ld.cg: another warp
-// wrote them), (4) computes its rows in rounds: a row goes once the rows of
-// the box it reads are done (a ballot), reading their values from their
-// lanes (shuffles), and writes x, (5) publishes the tile: after the warp's
-// barrier, lane 0 sets the flag to the epoch (a release store: it orders
-// the lanes' writes that the barrier ordered before it).
+// warp votes and shuffles, not block barriers. The W warps of the grid (one
+// per block, all resident: a cooperative launch) take tickets w, w + W,
+// ...; a tile waits only for earlier tickets, so the earliest unfinished
+// ticket always runs: no deadlock. For its tile a warp (1) loads each row's
+// terms, in_i and the inverse, (2) waits for the flags of the tiles its rows
+// read (acquire loads), (3) loads those rows' final values from L2 (ld.cg:
+// another warp wrote them), (4) computes its rows in rounds: a row goes once
+// the rows of the box it reads are done (a ballot), reading their values
+// from their lanes (shuffles), and writes x, (5) publishes the tile: after
+// the warp's barrier, lane 0 sets the flag to the epoch (a release store:
+// it orders the lanes' writes that the barrier ordered before it). Meanwhile
+// it reads its next ticket's record and prefetches that tile's entries.
+// Resident warps decide the speed (H200, bench_matmult -ilu -n 257: 80
+// registers, 25 warps a SM, 3.25 ms a MatSolve; two rows a lane, 135
+// registers, 15 warps, 4.9 ms; forced down to 64 registers with spills,
+// 3.44 ms), hence 72 registers: a row's terms keep one int each (code), no
+// index.
 template <SolvePass P, int K, class T>
 __global__ void __launch_bounds__(kTileMaxRows)
     factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
@@ -213,6 +224,15 @@ __global__ void __launch_bounds__(kTileMaxRows)
 #pragma unroll
     for (int q = 0; q < K; ++q)
       v[q] = (q < terms.n && terms.code[q] < 0) ? __ldcg(x + i + pass_step_sign<P>() * s_off[-terms.code[q] - 1]) : T(0);
+    if (tn < S.ntiles) {  // the next tile's entries on their way while this one's rounds run
+      const Index in_next = tile_row_at(GridPoint{n0.x, n0.y, n0.z}, local, F.n, S.grid, tz);
+      if (in_next >= 0) {
+        PrefetchEntries<T> pf{F.val};
+        factor_pass_positions<P>(s_off, s_base, F.nd, F.main, F.n, in_next, pf);
+        asm volatile("prefetch.global.L1 [%0];" : : "l"(in + in_next));
+        if (factor_pass_reads_inverse<P>()) pf(s_base[F.main] + in_next, 0, 0);
+      }
+    }
     bool pending = i >= 0;
     T mine = T(0);
     unsigned done = __ballot_sync(kAll, !pending);

@@ -122,58 +122,75 @@ inline Index main_diagonal_index(const Index* off, Index nd) {
   return -1;
 }
 
-/// The terms of row i in pass P (the table at the top): visit(a, j, k) for
-/// every stored nonzero a of the row's sum, j the row whose final x[j] it
-/// multiplies (j = i + off[k] by rows, i - off[k] by columns), k its
-/// diagonal, in the order the sequential solve adds them (stored zeros
-/// skipped). off / base may be any arrays indexable as the view's (the
-/// kernels pass shared-memory copies). Shared by the level-ordered passes
-/// (factor_pass_row) and the tiled ones (pdiag/factor_tiles.hpp), so both
-/// compute the same sums.
+/// The stored entries of row i's sum in pass P (the table at the top), in
+/// the order the sequential solve adds them: visit(pos, j, k) for each, pos
+/// its position in val, j the row whose final x[j] it multiplies (j = i +
+/// off[k] by rows, i - off[k] by columns), k its diagonal. off / base may be
+/// any arrays indexable as the view's (the kernels pass shared-memory
+/// copies).
 // (nvcc: the visitor may be host-only, as the schedule builders' are; the
 // function is then used on the host only)
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <SolvePass P, class Visit>
+PDIAG_HD void factor_pass_positions(const Index* off, const Index* base, Index nd, Index main, Index n, Index i, Visit& visit) {
+  if (P == SolvePass::L) {
+    for (Index k = 0; k < main; ++k) {
+      const Index j = i + off[k];
+      if (j >= 0) visit(base[k] + i, j, k);
+    }
+  } else if (P == SolvePass::U || P == SolvePass::IccHalfU) {
+    for (Index k = main + 1; k < nd; ++k) {
+      const Index j = i + off[k];
+      if (j < n) visit(base[k] + i, j, k);
+    }
+  } else if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
+    for (Index k = nd - 1; k > main; --k) {
+      const Index r = i - off[k];
+      if (r >= 0) visit(base[k] + r, r, k);
+    }
+  } else if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
+    for (Index k = 0; k < main; ++k) {
+      const Index r = i - off[k];
+      if (r < n) visit(base[k] + r, r, k);
+    }
+  } else {  // IccU
+    for (Index k = nd - 1; k > main; --k) {
+      const Index j = i + off[k];
+      if (j < n) visit(base[k] + i, j, k);
+    }
+  }
+}
+
+namespace detail {
+// factor_pass_terms' filter: the stored nonzeros
+template <class T, class Visit>
+struct NonzeroTerms {
+  const T* val;
+  Visit& visit;
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+  PDIAG_HD void operator()(Index pos, Index j, Index k) {
+    const T a = val[pos];
+    if (a != T(0)) visit(a, j, k);
+  }
+};
+}  // namespace detail
+
+/// The terms of row i in pass P: visit(a, j, k) for every stored nonzero a
+/// of the row's sum (factor_pass_positions' entries, stored zeros skipped).
+/// Shared by the level-ordered passes (factor_pass_row) and the tiled ones
+/// (pdiag/factor_tiles.hpp), so both compute the same sums.
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
 template <SolvePass P, class T, class Visit>
 PDIAG_HD void factor_pass_terms(const Index* off, const Index* base, Index nd, Index main, Index n, const T* val, Index i,
                                 Visit& visit) {
-  if (P == SolvePass::L) {
-    for (Index k = 0; k < main; ++k) {
-      const Index j = i + off[k];
-      if (j < 0) continue;
-      const T a = val[base[k] + i];
-      if (a != T(0)) visit(a, j, k);
-    }
-  } else if (P == SolvePass::U || P == SolvePass::IccHalfU) {
-    for (Index k = main + 1; k < nd; ++k) {
-      const Index j = i + off[k];
-      if (j >= n) continue;
-      const T a = val[base[k] + i];
-      if (a != T(0)) visit(a, j, k);
-    }
-  } else if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
-    for (Index k = nd - 1; k > main; --k) {
-      const Index r = i - off[k];
-      if (r < 0) continue;
-      const T a = val[base[k] + r];
-      if (a != T(0)) visit(a, r, k);
-    }
-  } else if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
-    for (Index k = 0; k < main; ++k) {
-      const Index r = i - off[k];
-      if (r >= n) continue;
-      const T a = val[base[k] + r];
-      if (a != T(0)) visit(a, r, k);
-    }
-  } else {  // IccU
-    for (Index k = nd - 1; k > main; --k) {
-      const Index j = i + off[k];
-      if (j >= n) continue;
-      const T a = val[base[k] + i];
-      if (a != T(0)) visit(a, j, k);
-    }
-  }
+  detail::NonzeroTerms<T, Visit> nonzero{val, visit};
+  factor_pass_positions<P>(off, base, nd, main, n, i, nonzero);
 }
 
 /// Whether pass P reads 1 / U(i,i) or 1 / D_i (val[base[main] + i]).
