@@ -270,16 +270,27 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
   PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
   DiagFactorDevice &d = **pdev;
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
-  std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
-  for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
   PetscBool                                graphs = PETSC_TRUE;
   PetscCall(GetFactorBool(F, "-mat_diag_cuda_graphs", &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArrayWrite(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
-  if (tiled) DiagCallCUDA(pdiag::cuda::hm_factor_solve_tiled(view, what, b, x, d.tiles.data(), PetscDefaultCudaStream));
-  else if (graphs) {
+  if (tiled) {
+    const cudaError_t e = pdiag::cuda::hm_factor_solve_tiled(view, what, b, x, d.tiles.data(), PetscDefaultCudaStream);
+    if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorNotSupported || e == cudaErrorLaunchOutOfResources) {
+      /* a device (or a share of one) that cannot hold the cooperative launch: nothing ran, the error is not
+         sticky; the level-scheduled passes from now on (not seen on the H100/H200s this was built on) */
+      (void)cudaGetLastError();
+      PetscCall(PetscInfo(F, "diag: the tiled solve cannot launch here (%s): level-scheduled passes\n", cudaGetErrorString(e)));
+      d.have_tiles.fill(false);
+      PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
+    } else DiagCallCUDA(e);
+  }
+  std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
+  for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
+  if (tiled) { /* done above */
+  } else if (graphs) {
     const long recorded = d.graphs.recordings();
     DiagCallCUDA(d.graphs.solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
     if (d.graphs.recordings() != recorded) PetscCall(PetscInfo(F, "diag: solve %d of the factor recorded as a CUDA graph\n", (int)what));
