@@ -5,7 +5,8 @@
 // pdiag/factor.hpp, to the last bit (1e-15: the same terms in the same
 // order; a broken dependency gives order-one differences). Grids: the
 // inferred one, and wrong guesses (one line, odd boxes) that must still give
-// the sequential result or no schedule. Also: the grid inference, the
+// the sequential result or no schedule. Also: the grid inference, moves on
+// the grid by an offset's step (no division) against division, the
 // schedule's invariants (every tile once, dependencies earlier, a 7-point
 // box of 4 x 4 x 2 in 8 rounds), a tile graph with a cycle refused (9/27-point
 // stencils in boxes of more than one line), rows with more than
@@ -110,6 +111,29 @@ BOOST_AUTO_TEST_CASE(grid_inference) {
   const std::vector<Index> tri{-1, 0, 1};
   const GridShape l = infer_grid_shape(tri.data(), 3, 77);
   BOOST_TEST((l.nx == 77 && l.ny == 1 && l.nz == 1));
+}
+
+BOOST_AUTO_TEST_CASE(grid_moves) {
+  // grid_move(point of i, grid_step(d)) is the point of i + d for every
+  // i, i + d inside the rows: 3D, 2D, a line, a partial last plane, offsets
+  // far beyond one neighbour
+  std::mt19937_64 rng(7);
+  for (const GridShape& g : {GridShape{7, 5, 4}, GridShape{13, 9, 1}, GridShape{50, 1, 1}, GridShape{6, 4, 9}}) {
+    const Index n = g.nx * g.ny * g.nz - (g.nz > 1 ? 5 : 0);
+    std::uniform_int_distribution<Index> row(0, n - 1);
+    for (int trial = 0; trial < 4000; ++trial) {
+      const Index i = row(rng), j = row(rng), d = j - i;
+      const GridStep st = grid_step(d, g);
+      const GridPoint p{static_cast<int>(i % g.nx), static_cast<int>((i / g.nx) % g.ny), static_cast<int>(i / (g.nx * g.ny))};
+      for (int sign : {1, -1}) {
+        const Index target = sign > 0 ? j : i - d;
+        if (target < 0 || target >= n) continue;
+        const GridPoint q = grid_move(p, st, sign, static_cast<int>(g.nx), static_cast<int>(g.ny));
+        BOOST_TEST_REQUIRE(q.x + g.nx * (q.y + g.ny * q.z) == target, "i " << i << " d " << sign * d);
+        BOOST_TEST_REQUIRE((q.x >= 0 && q.x < g.nx && q.y >= 0 && q.y < g.ny));
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(grid_stencils) {
