@@ -465,6 +465,15 @@ PetscErrorCode MatGetRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, Pets
   Mat C;
 
   PetscFunctionBegin;
+  if (!ia && !ja) { /* the size only (the natural ordering asks it of every factored matrix): no aij copy for it */
+    PetscBool inodes = PETSC_FALSE;
+    if (inodecompressed) PetscCall(MatDiagUsesInodes_Private(A, &inodes));
+    if (!inodes) { /* aij's answer without inodes: the rows (with them, the number of inodes: from the copy, below) */
+      *n    = A->rmap->n;
+      *done = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(MatDiagGetCompanion_Private(A, "MatGetRowIJ (orderings)", &C));
   PetscCall(MatGetRowIJ(C, shift, symmetric, inodecompressed, n, ia, ja, done));
   PetscFunctionReturn(0);
@@ -475,6 +484,10 @@ PetscErrorCode MatRestoreRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, 
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  if (!ia && !ja && !a->companion) { /* after a size-only MatGetRowIJ */
+    *done = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRowIJ() without MatGetRowIJ()");
   PetscCall(MatRestoreRowIJ(a->companion, shift, symmetric, inodecompressed, n, ia, ja, done));
   PetscFunctionReturn(0);

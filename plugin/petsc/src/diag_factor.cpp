@@ -386,11 +386,23 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
 
   PetscFunctionBegin;
   PetscCall(FactorPackage(A, package, ftype, &use, &copy_type));
-  if (A->assembled) {
+  /* ILU/ICC of the petsc package on a sequential matrix will most likely run
+     on the diagonals (diag_factor_native.cpp, decided in the symbolic phase,
+     which builds the aij copy only if not): the package's factor needs only
+     the sizes now, and the aij copy (a full copy of the values) is not made */
+  PetscBool sizes_only = A->assembled ? PETSC_FALSE : PETSC_TRUE;
+  if (!sizes_only && !copy_type && (ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC)) {
+    PetscBool petsc, seq, native = PETSC_TRUE;
+    PetscCall(PetscStrcmp(use, MATSOLVERPETSC, &petsc));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+    PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &native, NULL));
+    sizes_only = (PetscBool)(petsc && seq && native);
+  }
+  if (!sizes_only) {
     PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
     if (copy_type) PetscCall(MatConvert(C, copy_type, MAT_INITIAL_MATRIX, &C));
     else PetscCall(PetscObjectReference((PetscObject)C));
-  } else { /* PCs may ask for the factor before the values are set: the package needs only the sizes now */
+  } else { /* (also: PCs may ask for the factor before the values are set) the package needs only the sizes now */
     PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &C));
     PetscCall(MatSetSizes(C, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
     PetscCall(MatSetBlockSizesFromMats(C, A, A));
@@ -399,14 +411,14 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
   }
   {
     PetscErrorCode ierr = MatGetFactor(C, use, ftype, F);
-    if (!ierr && copy_type && A->assembled) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
+    if (!ierr && copy_type && !sizes_only) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
     PetscCall(MatDestroy(&C));
     PetscCall(ierr);
   }
   PetscCallCXX(h = new FactorHooks());
   h->package   = use;
   h->copy_type = copy_type;
-  if (copy_type && A->assembled) h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
+  if (copy_type && !sizes_only) h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
   struct _MatOps *ops = (*F)->ops;
   if (ops->lufactorsymbolic) std::swap(h->lu_symbolic, ops->lufactorsymbolic), ops->lufactorsymbolic = LUSymbolic_Diag;
   if (ops->ilufactorsymbolic) std::swap(h->ilu_symbolic, ops->ilufactorsymbolic), ops->ilufactorsymbolic = ILUSymbolic_Diag;
