@@ -391,13 +391,7 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
      which builds the aij copy only if not): the package's factor needs only
      the sizes now, and the aij copy (a full copy of the values) is not made */
   PetscBool sizes_only = A->assembled ? PETSC_FALSE : PETSC_TRUE;
-  if (!sizes_only && !copy_type && (ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC)) {
-    PetscBool petsc, seq, native = PETSC_TRUE;
-    PetscCall(PetscStrcmp(use, MATSOLVERPETSC, &petsc));
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
-    PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &native, NULL));
-    sizes_only = (PetscBool)(petsc && seq && native);
-  }
+  if (!sizes_only && !copy_type) PetscCall(MatDiagFactorNativeMayApply_Private(A, use, ftype, &sizes_only));
   if (!sizes_only) {
     PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
     if (copy_type) PetscCall(MatConvert(C, copy_type, MAT_INITIAL_MATRIX, &C));

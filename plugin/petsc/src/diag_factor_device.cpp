@@ -39,8 +39,6 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
-#include <petscdm.h>
-
 #include "pdiag/levels.hpp"
 
 #include <array>
@@ -76,17 +74,6 @@ struct DiagFactorDevice {
       if (w) cudaFree(w);
   }
 };
-
-/* A boolean option of the factor's solves: with its prefix (bjacobi's blocks: -sub_...), else without. */
-static PetscErrorCode GetFactorBool(Mat F, const char name[], PetscBool *value)
-{
-  PetscBool set = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, ((PetscObject)F)->prefix, name, value, &set));
-  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)F)->options, NULL, name, value, NULL));
-  PetscFunctionReturn(0);
-}
 
 PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
 {
@@ -216,7 +203,7 @@ static PetscErrorCode Prepare(Mat F, DiagFactorDevice **pdev, const Hm &factor, 
   DiagFactorDevice             &d  = **pdev;
   const pdiag::FactorSolveSteps st = pdiag::factor_solve_steps(what);
   PetscBool                     want_tiles = PETSC_TRUE;
-  PetscCall(GetFactorBool(F, "-mat_diag_factor_tiles", &want_tiles));
+  PetscCall(DiagGetPrefixedBool((PetscObject)F, "-mat_diag_factor_tiles", &want_tiles));
   bool tried = true, all_tiles = true, all_levels = true; /* over the passes' kinds */
   for (int p = 0; p < st.npasses; ++p) {
     const std::size_t k = (std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p]);
@@ -239,24 +226,10 @@ static PetscErrorCode Prepare(Mat F, DiagFactorDevice **pdev, const Hm &factor, 
 
 PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat F, Mat A, DiagFactorDevice **pdev, const Hm &factor, PetscBool *stale, pdiag::FactorSolve what)
 {
-  PetscBool cuda = PETSC_FALSE, tiled;
-  DM        dm   = NULL;
-  VecType   vtype = NULL;
+  PetscBool tiled;
 
   PetscFunctionBegin;
-  /* CUDA vectors expected: a diagcuda matrix, a CUDA default vector type, or a DM that makes CUDA vectors */
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (!cuda && A->defaultvectype) PetscCall(PetscStrbeginswith(A->defaultvectype, VECCUDA, &cuda));
-  if (!cuda) PetscCall(MatGetDM(A, &dm));
-  if (!cuda && dm) PetscCall(DMGetVecType(dm, &vtype));
-  if (!cuda && vtype) {
-    PetscBool is = PETSC_FALSE;
-    for (VecType t : {VECCUDA, VECSEQCUDA, VECMPICUDA}) {
-      PetscCall(PetscStrcmp(vtype, t, &is));
-      if (is) cuda = PETSC_TRUE;
-    }
-  }
-  if (cuda) PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
+  if (MatDiagWantsDevice_Private(A)) PetscCall(Prepare(F, pdev, factor, stale, what, &tiled)); /* its vectors are CUDA (diagcuda, -vec_type, the DM's) */
   PetscFunctionReturn(0);
 }
 
@@ -272,7 +245,7 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
   PetscBool                                graphs = PETSC_TRUE;
-  PetscCall(GetFactorBool(F, "-mat_diag_cuda_graphs", &graphs));
+  PetscCall(DiagGetPrefixedBool((PetscObject)F, "-mat_diag_cuda_graphs", &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArrayWrite(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());

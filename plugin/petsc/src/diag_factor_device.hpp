@@ -17,9 +17,10 @@ PETSC_INTERN PetscBool MatDiagFactorDeviceWanted_Private(Vec, Vec);
    host factor changed since the last upload (cleared here). */
 PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, PetscBool *, pdiag::FactorSolve, Vec, Vec);
 /* After a numeric factorization of A: the upload and schedules of the solve
-   `what` done now (in PCSetUp, as aijcusparse factors there) when A
-   expects CUDA vectors (diagcuda, a CUDA default vector type, a DM with
-   CUDA vectors); otherwise nothing (the first device solve does it). */
+   `what` done now (in the PC's set-up, as aijcusparse factors there) when A
+   expects CUDA vectors (MatDiagWantsDevice_Private: diagcuda, a CUDA
+   default vector type, a DM with CUDA vectors); otherwise nothing (the
+   first device solve does it). */
 PETSC_INTERN PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat, Mat, DiagFactorDevice **, const Hm &, PetscBool *, pdiag::FactorSolve);
 /* Frees the device copy (null: nothing); errors are ignored (called from a destructor). */
 PETSC_INTERN void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *);

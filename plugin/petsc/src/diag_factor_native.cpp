@@ -255,21 +255,33 @@ PetscErrorCode View_Native(Mat F, PetscViewer viewer)
 
 } // namespace
 
+PetscErrorCode MatDiagFactorNativeMayApply_Private(Mat A, const char *package, MatFactorType ftype, PetscBool *may)
+{
+  PetscBool petsc, seq, wanted = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *may = PETSC_FALSE;
+  if (ftype != MAT_FACTOR_ILU && ftype != MAT_FACTOR_ICC) PetscFunctionReturn(0);
+  PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (!petsc || !seq) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &wanted, NULL));
+  *may = wanted;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagFactorNativeApplies_Private(Mat F, Mat A, const char *package, MatFactorType ftype, IS row, IS col, const MatFactorInfo *info, PetscBool *native)
 {
-  PetscBool petsc, seq, identity = PETSC_TRUE, wanted = PETSC_TRUE;
+  PetscBool may, identity = PETSC_TRUE;
 
   PetscFunctionBegin;
   (void)F;
   *native = PETSC_FALSE;
-  PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
-  if (!petsc || !seq || (PetscInt)info->levels != 0 || A->rmap->N != A->cmap->N) PetscFunctionReturn(0);
+  PetscCall(MatDiagFactorNativeMayApply_Private(A, package, ftype, &may));
+  if (!may || (PetscInt)info->levels != 0 || A->rmap->N != A->cmap->N) PetscFunctionReturn(0);
   if (row) PetscCall(ISIdentity(row, &identity));
   if (identity && col) PetscCall(ISIdentity(col, &identity));
   if (!identity) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &wanted, NULL));
-  if (!wanted || (ftype != MAT_FACTOR_ILU && ftype != MAT_FACTOR_ICC)) PetscFunctionReturn(0);
   { /* by diagonals only where they are mostly full: a matrix whose
        diagonals are mostly stored zeros (an irregular matrix stored as
        diag) factors faster by rows, with the same result */

@@ -399,6 +399,18 @@ PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeAdd_Diag(Mat, Vec, Vec, Vec);
 
+/* A boolean option of obj read as its operations read theirs: with obj's
+   prefix (bjacobi's blocks: -sub_...), else without. */
+static inline PetscErrorCode DiagGetPrefixedBool(PetscObject obj, const char name[], PetscBool *value)
+{
+  PetscBool set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(obj->options, obj->prefix, name, value, &set));
+  if (!set) PetscCall(PetscOptionsGetBool(obj->options, NULL, name, value, NULL));
+  PetscFunctionReturn(0);
+}
+
 /* diag_ops.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetOps_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSyncStructure_Private(Mat);
@@ -483,6 +495,9 @@ PETSC_INTERN PetscErrorCode MatDiagRegisterNormalFactors_Private(const char *con
 PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
 
 /* diag_factor_native.cpp: ILU(0)/ICC(0) on the diagonals */
+/* Whether ILU/ICC of `package` on A may run on the diagonals (the petsc package, a sequential
+   matrix, ILU or ICC, -mat_diag_native_factor): the part of the decision known at MatGetFactor */
+PETSC_INTERN PetscErrorCode MatDiagFactorNativeMayApply_Private(Mat, const char *, MatFactorType, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagFactorNativeApplies_Private(Mat, Mat, const char *, MatFactorType, IS, IS, const MatFactorInfo *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat, Mat, MatFactorType, const MatFactorInfo *);
 

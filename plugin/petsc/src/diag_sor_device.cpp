@@ -123,9 +123,8 @@ PetscErrorCode MatSOR_SeqDiagCUDA(Mat A, Vec bb, PetscReal omega, MatSORType fla
   sw.zero_initial_guess = (flag & SOR_ZERO_INITIAL_GUESS) != 0;
   const pdiag::cuda::LevelsView fwd{(Index)d.sor_fwd_ptr.size() - 1, d.sor_fwd_ptr.data(), d.sor_rows};
   const pdiag::cuda::LevelsView bwd{(Index)d.sor_bwd_ptr.size() - 1, d.sor_bwd_ptr.data(), d.sor_rows + m};
-  PetscBool                     graphs = PETSC_TRUE, set = PETSC_FALSE;
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_cuda_graphs", &graphs, &set));
-  if (!set) PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, NULL, "-mat_diag_cuda_graphs", &graphs, NULL));
+  PetscBool                     graphs = PETSC_TRUE;
+  PetscCall(DiagGetPrefixedBool((PetscObject)A, "-mat_diag_cuda_graphs", &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArray(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
