@@ -332,27 +332,36 @@ bool covers(const LevelsView& L, Index m) {
   return L.level_ptr[L.nlevels] == m;
 }
 
-// hm_factor_solve's argument checks: cudaErrorInvalidValue, or cudaSuccess
-cudaError_t check_solve(Index n, Index nd, Index main, FactorSolve what, const LevelsView* schedules) {
-  if (n < 0 || nd < 1 || main < 0 || main >= nd || !schedules) return cudaErrorInvalidValue;
+// The checks both solves make: a factor with its main diagonal (and, for
+// the tiled passes, its offsets in shared memory), a solve with passes
+// whose schedules `usable` accepts (by kind). cudaErrorInvalidValue, or cudaSuccess.
+template <class Usable>
+cudaError_t check_solve(Index n, Index nd, Index main, Index max_nd, FactorSolve what, Usable&& usable) {
+  if (n < 0 || nd < 1 || nd > max_nd || main < 0 || main >= nd) return cudaErrorInvalidValue;
   const FactorSolveSteps st = factor_solve_steps(what);
   if (st.npasses < 1) return cudaErrorInvalidValue;
   for (int p = 0; p < st.npasses; ++p)
-    if (!covers(schedules[static_cast<int>(pass_schedule(st.pass[static_cast<std::size_t>(p)]))], n))
-      return cudaErrorInvalidValue;
+    if (!usable(static_cast<int>(pass_schedule(st.pass[static_cast<std::size_t>(p)])))) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
-// The launches of a checked solve of n > 0 rows on stream, with the vectors
-// b, x or (io non-null) those io holds when they run.
-template <class T>
-cudaError_t enqueue_solve(const FactorRowsView<T>& F, FactorSolve what, const T* b, T* x, const SolveIo<T>* io,
-                          const LevelsView* schedules, cudaStream_t stream) {
+// hm_factor_solve's checks
+cudaError_t check_level_solve(Index n, Index nd, Index main, FactorSolve what, const LevelsView* schedules) {
+  if (!schedules) return cudaErrorInvalidValue;
+  return check_solve(n, nd, main, nd, what, [&](int kind) { return covers(schedules[kind], n); });
+}
+
+// The passes of a checked solve of n > 0 rows on stream, in order, each
+// enqueued by run_pass(pass, kind, in, in_is_x) (the first reads b, the
+// second x), then ICC's final scaling, with x or (io non-null) the x io
+// holds when they run.
+template <class T, class RunPass>
+cudaError_t enqueue_passes(const FactorRowsView<T>& F, FactorSolve what, const T* b, T* x, const SolveIo<T>* io,
+                           cudaStream_t stream, RunPass&& run_pass) {
   const FactorSolveSteps st = factor_solve_steps(what);
   for (int p = 0; p < st.npasses; ++p) {
     const SolvePass pass = st.pass[static_cast<std::size_t>(p)];
-    const cudaError_t e = dispatch_pass(pass, F, p == 0 ? b : static_cast<const T*>(x), x, io, p > 0,
-                                        schedules[static_cast<int>(pass_schedule(pass))], stream);
+    const cudaError_t e = run_pass(pass, static_cast<int>(pass_schedule(pass)), p == 0 ? b : static_cast<const T*>(x), p > 0);
     if (e != cudaSuccess) return e;
   }
   if (st.scale_sqrt) {
@@ -362,12 +371,22 @@ cudaError_t enqueue_solve(const FactorRowsView<T>& F, FactorSolve what, const T*
   return cudaSuccess;
 }
 
+// The level-scheduled launches of a checked solve, with the vectors b, x
+// or (io non-null) those io holds when they run.
+template <class T>
+cudaError_t enqueue_solve(const FactorRowsView<T>& F, FactorSolve what, const T* b, T* x, const SolveIo<T>* io,
+                          const LevelsView* schedules, cudaStream_t stream) {
+  return enqueue_passes(F, what, b, x, io, stream, [&](SolvePass pass, int kind, const T* in, bool in_is_x) {
+    return dispatch_pass(pass, F, in, x, io, in_is_x, schedules[kind], stream);
+  });
+}
+
 }  // namespace
 
 template <class T>
 cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
                             const LevelsView* schedules, cudaStream_t stream) {
-  const cudaError_t e = check_solve(F.n, F.nd, F.main, what, schedules);
+  const cudaError_t e = check_level_solve(F.n, F.nd, F.main, what, schedules);
   if (e != cudaSuccess || F.n == 0) return e;
   return enqueue_solve<T>(F, what, b, x, nullptr, schedules, stream);
 }
@@ -375,23 +394,12 @@ cudaError_t hm_factor_solve(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve 
 template <class T>
 cudaError_t hm_factor_solve_tiled(const FactorRowsView<nodeduce_t<T>>& F, FactorSolve what, const T* b, T* x,
                                   const TilesView* tiles, cudaStream_t stream) {
-  if (F.n < 0 || F.nd < 1 || F.nd > kTileMaxDiagonals || F.main < 0 || F.main >= F.nd || !tiles) return cudaErrorInvalidValue;
-  const FactorSolveSteps st = factor_solve_steps(what);
-  if (st.npasses < 1) return cudaErrorInvalidValue;
-  for (int p = 0; p < st.npasses; ++p)
-    if (!tiles_usable(tiles[static_cast<int>(pass_schedule(st.pass[static_cast<std::size_t>(p)]))])) return cudaErrorInvalidValue;
-  if (F.n == 0) return cudaSuccess;
-  for (int p = 0; p < st.npasses; ++p) {
-    const SolvePass pass = st.pass[static_cast<std::size_t>(p)];
-    const cudaError_t e = dispatch_tile_pass(pass, F, p == 0 ? b : static_cast<const T*>(x), x,
-                                             tiles[static_cast<int>(pass_schedule(pass))], stream);
-    if (e != cudaSuccess) return e;
-  }
-  if (st.scale_sqrt) {
-    factor_scale_sqrt_kernel<T><<<grid::blocks_for(F.n, kBlock), kBlock, 0, stream>>>(F, x, nullptr);
-    return cudaGetLastError();
-  }
-  return cudaSuccess;
+  if (!tiles) return cudaErrorInvalidValue;
+  const cudaError_t e = check_solve(F.n, F.nd, F.main, kTileMaxDiagonals, what, [&](int kind) { return tiles_usable(tiles[kind]); });
+  if (e != cudaSuccess || F.n == 0) return e;
+  return enqueue_passes<T>(F, what, b, x, nullptr, stream, [&](SolvePass pass, int kind, const T* in, bool) {
+    return dispatch_tile_pass(pass, F, in, x, tiles[kind], stream);
+  });
 }
 
 template <class T>
@@ -467,7 +475,7 @@ cudaError_t FactorSolveGraphs<T>::record(Graph& g, const FactorRowsView<T>& F, F
 template <class T>
 cudaError_t FactorSolveGraphs<T>::solve(const FactorRowsView<T>& F, FactorSolve what, const T* b, T* x,
                                         const LevelsView* schedules, cudaStream_t stream) {
-  cudaError_t e = check_solve(F.n, F.nd, F.main, what, schedules);
+  cudaError_t e = check_level_solve(F.n, F.nd, F.main, what, schedules);
   if (e != cudaSuccess || F.n == 0) return e;
   const int w = static_cast<int>(what);
   if (w < 0 || w >= kSolves) return cudaErrorInvalidValue;
