@@ -159,6 +159,19 @@ inline double rel_err(const std::vector<double>& a, const std::vector<double>& b
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
+/// rel_err of float vectors, summed in double.
+inline double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
+  return rel_err(std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end()));
+}
+
+/// ||v||_2, summed in double.
+template <class T>
+double norm2(const std::vector<T>& v) {
+  double s = 0;
+  for (T e : v) s += double(e) * double(e);
+  return std::sqrt(s);
+}
+
 /// max |a - b| / max |b| (the max-norm relative difference).
 inline double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double num = 0, den = 0;
