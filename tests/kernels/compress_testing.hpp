@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,6 +99,12 @@ inline bool same_hm(const HmMatrix<double>& a, const HmMatrix<double>& b) {
   for (std::size_t p = 0; p < a.val.size(); ++p)
     if (!(a.val[p] == b.val[p]) && !(std::isnan(a.val[p]) && std::isnan(b.val[p]))) return false;
   return true;
+}
+
+/// Bit-for-bit equality of two value arrays (two compressions of one block).
+template <class T>
+bool same_values(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 /// Requires the structural invariants of a compressed block made from A.

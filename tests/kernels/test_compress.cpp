@@ -104,6 +104,16 @@ Stats check_matrix(const HmMatrix<double>& A, const std::string& label, std::mt1
   BOOST_CHECK_MESSAGE(same_hm(hm_decompress(C), A), label << ": round trip not exact");
   // All full costs the metadata of the constants at most; anything else is a saving.
   BOOST_CHECK_LE(C.bytes(), hm_bytes(A) + std::size_t(A.ndiag()) * sizeof(double));
+  // The upload's form: the same block exactly when hm_compress's result is
+  // smaller and holds a constant (decided from the counts, before the copies)
+  HmCompressed<double> S;
+  const bool smaller = C.nconstant() > 0 && C.bytes() < hm_bytes(A);
+  BOOST_CHECK_MESSAGE(hm_compress_if_smaller(A, S) == smaller, label << ": hm_compress_if_smaller decides " << !smaller);
+  if (smaller)
+    BOOST_CHECK_MESSAGE(S.bytes() == C.bytes() && S.vbase == C.vbase && S.exc_rows == C.exc_rows && S.exc_ptr == C.exc_ptr &&
+                            S.exc_diag == C.exc_diag && same_values(S.cval, C.cval) && same_values(S.packed, C.packed) &&
+                            same_values(S.exc_delta, C.exc_delta),
+                        label << ": hm_compress_if_smaller's block differs from hm_compress's");
   const Dense D = with_dense ? to_dense(A) : Dense();
   // MatGetDiagonal of the compressed form: the main diagonal of the block it
   // stands for, bit for bit (values equal A's, as the round trip checks:

@@ -249,16 +249,19 @@ bool hm_compress_candidate(const HmMatrix<T>& A) {
   return false;
 }
 
-/// Compresses an HM block: per diagonal, the constant form (constant plus
-/// exceptions) where it takes fewer bytes than the full values (see the file
-/// comment for the rule), else the full values. Exact: hm_decompress gives
-/// back A's values (compared with ==).
+namespace detail {
+
+/// hm_compress's work. With only_if_smaller, gives up (false, C partly
+/// filled) once the decisions show that the compressed form would hold no
+/// constant diagonal or take at least A's bytes, before the copies of the
+/// full diagonals' values and the exceptions are made (for a variable
+/// coefficient, the copy of every value that would be thrown away).
 template <class T>
-HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
+bool compress_block(const HmMatrix<T>& A, bool only_if_smaller, HmCompressed<T>& C) {
   const Layout& L = A.layout;
   const Index nd = A.ndiag();
   const Index si = Index(sizeof(Index)), st = Index(sizeof(T));
-  HmCompressed<T> C;
+  C = HmCompressed<T>();
   C.layout = L;
   C.offsets = A.offsets;
   C.vbase.assign(static_cast<std::size_t>(nd), 0);
@@ -287,6 +290,7 @@ HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return nexc(a) < nexc(b); });
   std::vector<unsigned char> has_row(order.empty() ? 0 : static_cast<std::size_t>(L.nrows), 0);
   std::vector<Index> accepted;
+  Index nrows_exc = 0, nexc_total = 0, npacked = A.start[nd] - A.start[0];
   for (Index k : order) {
     const Index len = A.start[k + 1] - A.start[k];
     const Index b = L.lo(A.offsets[k]) - L.row_begin;
@@ -300,6 +304,15 @@ HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
     C.vbase[k] = -1;
     for (Index p : pos) has_row[b + p] = 1;
     accepted.push_back(k);
+    nrows_exc += new_rows;
+    nexc_total += nexc(k);
+    npacked -= len;
+  }
+  if (only_if_smaller) {
+    // HmCompressed::bytes() of the form decided above
+    const std::size_t bytes = std::size_t(si) * std::size_t(2 * nd + 2 * nrows_exc + 1 + nexc_total) +
+                              std::size_t(st) * std::size_t(nd + npacked + nexc_total);
+    if (accepted.empty() || bytes >= hm_bytes(A)) return false;
   }
   // 3. The full diagonals' values, back to back.
   Index np = 0;
@@ -345,7 +358,28 @@ HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
     C.exc_delta.push_back(a - C.cval[k]);
   }
   if (!exc.empty()) C.exc_ptr.push_back(Index(exc.size()));
+  return true;
+}
+
+}  // namespace detail
+
+/// Compresses an HM block: per diagonal, the constant form (constant plus
+/// exceptions) where it takes fewer bytes than the full values (see the file
+/// comment for the rule), else the full values. Exact: hm_decompress gives
+/// back A's values (compared with ==).
+template <class T>
+HmCompressed<T> hm_compress(const HmMatrix<T>& A) {
+  HmCompressed<T> C;
+  detail::compress_block(A, false, C);
   return C;
+}
+
+/// hm_compress when its result would be smaller than A and hold a constant
+/// diagonal (true, C set); otherwise false, without copying A's values
+/// (C's contents are then unspecified).
+template <class T>
+bool hm_compress_if_smaller(const HmMatrix<T>& A, HmCompressed<T>& C) {
+  return detail::compress_block(A, true, C);
 }
 
 /// The HM block a compressed block stands for (values c, c + delta, or the

@@ -96,11 +96,14 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   bool                             candidate = false;
   PetscCall(PetscLogEventBegin(MATDIAG_Compress, 0, 0, 0, 0));
   /* the sampled test first: a block no diagonal of which could pay (a
-     variable coefficient's) skips hm_compress's copy of all its values */
+     product's values) skips the passes over its values; then the form is
+     built only if it is smaller (a variable coefficient's block, whose
+     sample may show a majority by chance, is not copied to be dropped) */
   DiagCallKernel(candidate = pdiag::hm_compress_candidate(a->hm));
-  if (candidate) DiagCallKernel(c = pdiag::hm_compress(a->hm));
+  bool smaller = false;
+  if (candidate) DiagCallKernel(smaller = pdiag::hm_compress_if_smaller(a->hm, c));
   PetscCall(PetscLogEventEnd(MATDIAG_Compress, 0, 0, 0, 0));
-  if (!candidate || c.nconstant() == 0 || c.bytes() >= pdiag::hm_bytes(a->hm)) PetscFunctionReturn(0);
+  if (!smaller) PetscFunctionReturn(0);
   std::vector<Index> meta;
   for (const std::vector<Index> *v : {&c.offsets, &c.vbase, &c.exc_rows, &c.exc_ptr, &c.exc_diag}) meta.insert(meta.end(), v->begin(), v->end());
   std::vector<PetscScalar> vals;

@@ -555,8 +555,8 @@ class DiagMatrix : public Tpetra::RowMatrix<Scalar, LO, GO, Node> {
     comp_ = HmCompressed<Scalar>();
     if constexpr (std::is_floating_point<Scalar>::value) {  // hm_compress: real scalars
       if (!compAllowed_ || !hm_compress_candidate(hm_)) return;
-      HmCompressed<Scalar> c = hm_compress(hm_);
-      if (c.nconstant() == 0 || 2 * c.bytes() > hm_bytes(hm_)) return;
+      HmCompressed<Scalar> c;
+      if (!hm_compress_if_smaller(hm_, c) || 2 * c.bytes() > hm_bytes(hm_)) return;
       comp_ = std::move(c);
       compUsed_ = true;
     }
