@@ -48,6 +48,7 @@ if [ -f "$SS/cdde1.mtx" ]; then mkdir -p "$DEST/ssmat" && cp "$SS/cdde1.mtx" "$S
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
 cp "$ROOT"/bench/scaling.sh "$DEST/"  # run-all.sh's scaling section
 cp "$ROOT"/bench/pcs.py "$DEST/"      # run-all.sh's pcs section
+cp "$ROOT"/bench/breakdown.py "$DEST/" # where a solve's time goes (pcs.py's runs, nested log)
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
 echo "staged $BUILD (PETSc $PETSC_VERSION_BUILT at $PETSC_PREFIX)"
 du -sh "$DEST"

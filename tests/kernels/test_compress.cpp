@@ -307,6 +307,33 @@ BOOST_AUTO_TEST_CASE(long_diagonals_without_a_clear_majority) {
   BOOST_CHECK(same_hm(hm_decompress(hm_compress(B)), B));
 }
 
+BOOST_AUTO_TEST_CASE(wide_sample_refuses_majorities_below_sixty_percent) {
+  // Diagonals 0 and 1 take the constant form with exceptions in rows
+  // i % 100 < 20 and 20 <= i % 100 < 40 (20% each: 6.4 of 8 bytes per
+  // entry), so that diagonal 2's exceptions in rows i % 100 < x cost only
+  // their own 16 bytes where those rows are paid already. With x = 42 (a
+  // 58% majority) the byte rule alone would take it (0.42 * 16 + 0.02 * 16
+  // = 7.0 < 8 bytes per entry); its wide sample (below 60%) keeps it full.
+  // With x = 35 (65%) it is compressed. Both round-trip exactly.
+  const Index n = 20000;
+  for (const Index x : {Index(42), Index(35)}) {
+    HmMatrix<double> A(Layout::square(n), {0, 1, 2});
+    for (Index k = 0; k < A.ndiag(); ++k)
+      for (Index i = A.layout.lo(A.offsets[k]); i < A.layout.hi(A.offsets[k]); ++i) {
+        const Index r = i % 100;
+        const bool exception = k == 0 ? r < 20 : k == 1 ? (r >= 20 && r < 40) : r < x;
+        A.val[A.view().pos(k, i)] = exception ? 7.0 + double(k) : 1.0 + double(k);
+      }
+    const HmCompressed<double> C = hm_compress(A);
+    BOOST_TEST_CONTEXT("diagonal 2 with exceptions in rows i % 100 < " << x) {
+      BOOST_CHECK(C.is_constant(0));
+      BOOST_CHECK(C.is_constant(1));
+      BOOST_CHECK_EQUAL(C.is_constant(2), x == 35);
+      BOOST_CHECK(same_hm(hm_decompress(C), A));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(update_values_same_pattern) {
   std::mt19937_64 rng(14);
   const Layout L = Layout::block(1000, 1000, 200, 500);

@@ -190,11 +190,16 @@ static PetscErrorCode MatSetUp_DiagCollective(Mat A)
   }
   if (!grid) PetscFunctionReturn(0);
   { /* the storage scheme (auto) is chosen at the first assembly with values,
-       not for this structure of zeros */
+       not for this structure of zeros; nor do the zeros go to the device
+       (the values that follow do, at their assembly; a device operation on
+       the zeros themselves uploads them first) */
     Mat_Diag *a          = (Mat_Diag *)A->data;
     a->structure_changed = PETSC_FALSE;
+    a->defer_upload      = PETSC_TRUE;
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    a                    = (Mat_Diag *)A->data;
+    a->defer_upload      = PETSC_FALSE;
     a->structure_changed = PETSC_TRUE;
   }
   PetscFunctionReturn(0);
