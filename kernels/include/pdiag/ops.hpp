@@ -319,12 +319,18 @@ std::vector<Index> inode_sizes_if(const V& A, Index limit, Keep&& keep) {
   std::vector<Index> first, cols;
   std::vector<T> vals;
   const Index r0 = A.layout.row_begin, r1 = A.layout.row_begin + A.layout.nrows;
+  bool have_first = false;  // first holds row i's columns already (the row that ended the last run)
   for (Index i = r0; i < r1;) {
-    get_row_if(A, i, first, vals, keep);
+    if (!have_first) get_row_if(A, i, first, vals, keep);
+    have_first = false;
     Index j = i + 1, size = 1;
     for (; j < r1 && size < limit; ++j, ++size) {
       get_row_if(A, j, cols, vals, keep);
-      if (cols != first) break;
+      if (cols != first) {
+        first.swap(cols);
+        have_first = true;
+        break;
+      }
     }
     sizes.push_back(size);
     i = j;
