@@ -87,10 +87,14 @@ struct HmCompressed {
   Index nconstant() const { return Index(std::count(vbase.begin(), vbase.end(), Index(-1))); }
 
   /// Bytes of every array of the compressed form (what a device copy holds).
-  std::size_t bytes() const {
+  std::size_t bytes() const { return bytes_of(ndiag(), Index(packed.size()), nrows_exc(), nexceptions()); }
+
+  /// The same for a form of nd diagonals with npacked full values and nexc
+  /// exceptions in nrows_exc rows (offsets, vbase, cval: nd each; exc_ptr:
+  /// nrows_exc + 1), known before the form is built.
+  static std::size_t bytes_of(Index nd, Index npacked, Index nrows_exc, Index nexc) {
     const std::size_t si = sizeof(Index), st = sizeof(T);
-    return si * (offsets.size() + vbase.size() + exc_rows.size() + exc_ptr.size() + exc_diag.size()) +
-           st * (cval.size() + packed.size() + exc_delta.size());
+    return si * std::size_t(2 * nd + 2 * nrows_exc + 1 + nexc) + st * std::size_t(nd + npacked + nexc);
   }
 
   HmCompressedView<T> view() const {
@@ -149,14 +153,18 @@ T majority_candidate(const T* a, Index len) {
 /// hits (if given): how many of the samples equal it.
 constexpr int kSamples = 61;
 
+/// The next position in [0, len) of a fixed pseudo-random sequence (a
+/// linear congruential generator; its seed picks the sequence).
+inline Index next_sample_position(std::uint64_t& state, Index len) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  return Index((state >> 33) % std::uint64_t(len));
+}
+
 template <class T>
 T sample_candidate(const T* a, Index len, int* hits = nullptr) {
   T sample[kSamples];
   std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (T& v : sample) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    v = a[Index((state >> 33) % std::uint64_t(len))];
-  }
+  for (T& v : sample) v = a[next_sample_position(state, len)];
   const T c = majority_candidate(sample, Index(kSamples));
   if (hits) *hits = int(std::count_if(sample, sample + kSamples, [&](const T& v) { return v == c; }));
   return c;
@@ -168,10 +176,7 @@ template <class T>
 int count_sampled(const T* a, Index len, T c, int n) {
   std::uint64_t state = 0xD1B54A32D192ED03ull;
   int hits = 0;
-  for (int s = 0; s < n; ++s) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    hits += a[Index((state >> 33) % std::uint64_t(len))] == c;
-  }
+  for (int s = 0; s < n; ++s) hits += a[next_sample_position(state, len)] == c;
   return hits;
 }
 
@@ -337,12 +342,8 @@ bool compress_block(const HmMatrix<T>& A, bool only_if_smaller, HmCompressed<T>&
     nexc_total += nexc(k);
     npacked -= len;
   }
-  if (only_if_smaller) {
-    // HmCompressed::bytes() of the form decided above
-    const std::size_t bytes = std::size_t(si) * std::size_t(2 * nd + 2 * nrows_exc + 1 + nexc_total) +
-                              std::size_t(st) * std::size_t(nd + npacked + nexc_total);
-    if (accepted.empty() || bytes >= hm_bytes(A)) return false;
-  }
+  if (only_if_smaller && (accepted.empty() || HmCompressed<T>::bytes_of(nd, npacked, nrows_exc, nexc_total) >= hm_bytes(A)))
+    return false;
   // 3. The full diagonals' values, back to back.
   Index np = 0;
   for (Index k = 0; k < nd; ++k)
