@@ -260,14 +260,15 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
       PetscCall(Prepare(F, pdev, factor, stale, what, &tiled));
     } else DiagCallCUDA(e);
   }
-  std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
-  for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
-  if (tiled) { /* done above */
-  } else if (graphs) {
-    const long recorded = d.graphs.recordings();
-    DiagCallCUDA(d.graphs.solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
-    if (d.graphs.recordings() != recorded) PetscCall(PetscInfo(F, "diag: solve %d of the factor recorded as a CUDA graph\n", (int)what));
-  } else DiagCallCUDA(pdiag::cuda::hm_factor_solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
+  if (!tiled) { /* the level-scheduled passes (also after a refused tiled launch) */
+    std::array<pdiag::cuda::LevelsView, pdiag::kSolveScheduleKinds> sched;
+    for (std::size_t k = 0; k < sched.size(); ++k) sched[k] = {d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0, d.have[k] ? d.level_ptr[k].data() : nullptr, d.rows[k]};
+    if (graphs) {
+      const long recorded = d.graphs.recordings();
+      DiagCallCUDA(d.graphs.solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
+      if (d.graphs.recordings() != recorded) PetscCall(PetscInfo(F, "diag: solve %d of the factor recorded as a CUDA graph\n", (int)what));
+    } else DiagCallCUDA(pdiag::cuda::hm_factor_solve(view, what, b, x, sched.data(), PetscDefaultCudaStream));
+  }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayWrite(xx, &x));
   PetscCall(VecCUDARestoreArrayRead(bb, &b));
