@@ -10,6 +10,7 @@
 #include "pdiag/convert.hpp"
 #include "pdiag/factor.hpp"
 #include "pdiag/factor_levels.hpp"
+#include "pdiag/factor_numeric.hpp"
 #include "sor_testing.hpp"
 
 #include <array>
@@ -75,6 +76,36 @@ inline TestFactor make_factor(const HmMatrix<double>& A, bool ilu, bool nonzeros
                       : hm_icc0(v, t.plan, t.F, accept, nonzeros_only ? pattern.data() : nullptr);
   if (!ok) throw FormatError("test factorization stopped");
   t.base = hm_diagonal_bases(static_cast<const HmMatrix<double>&>(t.F).view());
+  return t;
+}
+
+/// The inputs of the level-ordered numeric factorization (pdiag/
+/// factor_numeric.hpp) of A: the factor's storage holding A's values, its
+/// plan, the pattern (A's nonzeros if `nonzeros_only`, else none: every
+/// stored entry), the bases and the schedule.
+struct NumericFactorInputs {
+  bool ilu = true;
+  HmFactorPlan plan;
+  HmMatrix<double> F;
+  std::vector<unsigned char> pattern;
+  std::vector<Index> base;
+  LevelSchedule schedule;
+  const unsigned char* pattern_or_null() const { return pattern.empty() ? nullptr : pattern.data(); }
+  FactorValues<double> values() { return {F.layout.nrows, F.offsets.data(), base.data(), F.val.data()}; }
+};
+
+inline NumericFactorInputs numeric_factor_inputs(const HmMatrix<double>& A, bool ilu, bool nonzeros_only) {
+  NumericFactorInputs t;
+  t.ilu = ilu;
+  const HmView<const double> v = A.view();
+  t.F = ilu ? hm_ilu0_storage(v, &t.plan) : hm_icc0_storage(v, &t.plan);
+  if (nonzeros_only) {
+    const std::vector<unsigned char> mask = hm_entry_mask(A, [](Index, Index, double value) { return value != 0.0; });
+    t.pattern = hm_factor_pattern(t.F, v, mask.data());
+  }
+  detail::load_values(v, t.F);
+  t.base = hm_diagonal_bases(static_cast<const HmMatrix<double>&>(t.F).view());
+  t.schedule = hm_factor_numeric_schedule(t.F, t.plan, ilu, t.pattern_or_null());
   return t;
 }
 

@@ -596,4 +596,49 @@ extern template cudaError_t hm_factor_solve_tiled<float>(const FactorRowsView<fl
 extern template class FactorSolveGraphs<double>;
 extern template class FactorSolveGraphs<float>;
 
+// ==== Numeric ILU(0) / ICC(0) factorization by levels ====
+// (pdiag/factor_numeric.hpp; kernels/src/factor_numeric.cu)
+
+}  // namespace pdiag::cuda
+
+#include "pdiag/factor_numeric.hpp"
+
+namespace pdiag::cuda {
+
+/// The numeric factorization of pdiag/factor_numeric.hpp on the device: F
+/// holds A's values on the factor's diagonals (as detail::load_values
+/// leaves them, no shift), P the factor's plan tables, pattern the entries
+/// aij's factor holds (null: all), s hm_factor_numeric_schedule(F, P, ilu,
+/// pattern) with its rows uploaded; one launch per level, one thread per
+/// row, each row's pivot replaced by its inverse. *needs_policy (a device
+/// word, not cleared here) gets a nonzero bit if a pivot needs PETSc's
+/// policy (`screen`): then F is not the factor and the caller factors on
+/// the host. Otherwise F is hm_ilu0's / hm_icc0's factor to rounding.
+/// F's arrays, P's tables, pattern, s.rows, needs_policy: DEVICE pointers.
+/// cudaErrorInvalidValue, nothing enqueued, for a plan without its main
+/// diagonal or a schedule that does not cover F's rows; otherwise the first
+/// launch error.
+template <class T>
+cudaError_t hm_factor_numeric(const FactorValues<T>& F, const FactorPlanView& P, bool ilu, const unsigned char* pattern,
+                              const LevelsView& s, const PivotScreen& screen, unsigned* needs_policy,
+                              cudaStream_t stream = nullptr);
+
+/// Whether a nonzero value lies outside the pattern: sets a bit in *flag (a
+/// device word, not cleared here) if val[p] != 0 and !marks[p] for some p <
+/// n (a factor's values before its factorization, against the pattern it
+/// was planned for: such a value must join the pattern first). val, marks,
+/// flag: DEVICE pointers. cudaErrorInvalidValue, nothing enqueued, for null
+/// pointers or n < 0.
+template <class T>
+cudaError_t factor_pattern_misses(const T* val, const unsigned char* marks, Index n, unsigned* flag, cudaStream_t stream = nullptr);
+
+extern template cudaError_t factor_pattern_misses<double>(const double*, const unsigned char*, Index, unsigned*, cudaStream_t);
+extern template cudaError_t factor_pattern_misses<float>(const float*, const unsigned char*, Index, unsigned*, cudaStream_t);
+extern template cudaError_t hm_factor_numeric<double>(const FactorValues<double>&, const FactorPlanView&, bool,
+                                                      const unsigned char*, const LevelsView&, const PivotScreen&,
+                                                      unsigned*, cudaStream_t);
+extern template cudaError_t hm_factor_numeric<float>(const FactorValues<float>&, const FactorPlanView&, bool,
+                                                     const unsigned char*, const LevelsView&, const PivotScreen&,
+                                                     unsigned*, cudaStream_t);
+
 }  // namespace pdiag::cuda

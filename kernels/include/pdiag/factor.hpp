@@ -24,10 +24,12 @@
 // (a smaller shift).
 #pragma once
 
+#include "pdiag/factor_levels.hpp"
 #include "pdiag/format.hpp"
 
 #include <cmath>
 #include <complex>
+#include <type_traits>
 #include <vector>
 
 namespace pdiag {
@@ -118,12 +120,132 @@ inline void load_values(const HmView<const nodeduce_t<T>>& A, HmMatrix<T>& F) {
     std::copy(A.val + A.start[k], A.val + A.start[k] + len, F.val.begin() + F.start[kf]);
   }
 }
-template <class T>
-inline double magnitude(const T& v) {
-  using std::abs;
-  return static_cast<double>(abs(v));
-}
 }  // namespace detail
+
+// ---- the row computations, for host and device (pdiag/factor_numeric.hpp's
+// level-ordered factorization and its CUDA kernels use them too) ----
+
+/// An HmFactorPlan's tables as the row functions read them (host or device
+/// arrays): the lower and upper diagonals' indices, the ILU pair targets
+/// (nl x nu) and the ICC pair targets (nu x nu).
+struct FactorPlanView {
+  Index nl = 0, nu = 0, main = -1;
+  const Index* lower = nullptr;
+  const Index* upper = nullptr;
+  const Index* target = nullptr;
+  const Index* upper_target = nullptr;
+};
+
+inline FactorPlanView factor_plan_view(const HmFactorPlan& P) {
+  return {Index(P.lower.size()), Index(P.upper.size()), P.main, P.lower.data(), P.upper.data(), P.target.data(),
+          P.upper_target.data()};
+}
+
+/// The factor being computed: n rows, F(i, i + off[k]) at val[base[k] + i].
+template <class T>
+struct FactorValues {
+  Index n = 0;
+  const Index* off = nullptr;
+  const Index* base = nullptr;
+  T* val = nullptr;
+};
+
+/// A row's pivot before inversion and the sum of its off-diagonal
+/// magnitudes (MatPivotCheck's pv and rs).
+template <class T>
+struct FactorRowPivot {
+  T pivot{};
+  double rowsum = 0;
+};
+
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class T>
+PDIAG_HD double factor_magnitude(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v < T(0) ? -static_cast<double>(v) : static_cast<double>(v);
+  } else {
+    using std::abs;
+    return static_cast<double>(abs(v));
+  }
+}
+
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class T>
+PDIAG_HD double factor_real_part(const T& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(v);
+  } else {
+    using std::real;
+    return static_cast<double>(real(v));
+  }
+}
+
+/// ILU(0) elimination of row i (hm_ilu0's loop body; F holds A's values
+/// with the pass's shift already on the main diagonal, rows i + d final).
+/// Leaves the pivot in place; the caller stores its inverse.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class T>
+PDIAG_HD FactorRowPivot<T> ilu0_row(const FactorValues<T>& F, const FactorPlanView& P, const unsigned char* pattern, Index i) {
+  T* const val = F.val;
+  for (Index p = 0; p < P.nl; ++p) {
+    const Index kp = P.lower[p], row = i + F.off[kp];
+    if (row < 0) continue;
+    T& pc = val[F.base[kp] + i];
+    if (pc == T(0)) continue;
+    const T multiplier = pc * val[F.base[P.main] + row];
+    pc = multiplier;
+    for (Index q = 0; q < P.nu; ++q) {
+      const Index r = P.target[p * P.nu + q], kq = P.upper[q];
+      if (r < 0 || row + F.off[kq] >= F.n || (pattern && !pattern[F.base[r] + i])) continue;
+      val[F.base[r] + i] -= multiplier * val[F.base[kq] + row];
+    }
+  }
+  FactorRowPivot<T> out;
+  for (Index p = 0; p < P.nl; ++p)
+    if (i + F.off[P.lower[p]] >= 0) out.rowsum += factor_magnitude(val[F.base[P.lower[p]] + i]);
+  for (Index q = 0; q < P.nu; ++q)
+    if (i + F.off[P.upper[q]] < F.n) out.rowsum += factor_magnitude(val[F.base[P.upper[q]] + i]);
+  out.pivot = val[F.base[P.main] + i];
+  return out;
+}
+
+/// ICC(0) elimination of row k (hm_icc0's loop body, up-looking: the rows
+/// above k are final; F holds A's upper values with the shift on the main
+/// diagonal). Turns column k's entries into -U(i, k), updates row k, and
+/// leaves D_k in place; the caller stores its inverse.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class T>
+PDIAG_HD FactorRowPivot<T> icc0_row(const FactorValues<T>& F, const FactorPlanView& P, const unsigned char* pattern, Index k) {
+  T* const val = F.val;
+  T dk = val[F.base[P.main] + k];
+  // rows i = k - e above k whose entry (i, k) is stored, nearest last
+  for (Index a = P.nu; a-- > 0;) {
+    const Index ka = P.upper[a], i = k - F.off[ka];
+    if (i < 0) continue;
+    T& w = val[F.base[ka] + i];  // (i, k), still A's updated value
+    const T uikdi = -w * val[F.base[P.main] + i];  // -U(i,k)
+    dk += uikdi * w;
+    w = uikdi;
+    for (Index b = a + 1; b < P.nu; ++b) {  // (i, j), j = i + e2 > k, into (k, j)
+      const Index r = P.upper_target[a * P.nu + b], kb = P.upper[b];
+      if (r < 0 || i + F.off[kb] >= F.n || (pattern && !pattern[F.base[r] + k])) continue;
+      val[F.base[r] + k] += uikdi * val[F.base[kb] + i];
+    }
+  }
+  FactorRowPivot<T> out;
+  for (Index q = 0; q < P.nu; ++q)
+    if (k + F.off[P.upper[q]] < F.n) out.rowsum += factor_magnitude(val[F.base[P.upper[q]] + k]);
+  out.pivot = dk;
+  return out;
+}
 
 /// The ILU(0) factor's storage for A (A's diagonals and the main one) and its plan.
 template <class T>
@@ -143,31 +265,17 @@ bool hm_ilu0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatr
   const Index n = A.layout.nrows;
   const auto f = F.view();
   auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
+  const std::vector<Index> base = hm_diagonal_bases(f);
+  const FactorValues<T> values{n, F.offsets.data(), base.data(), F.val.data()};
+  const FactorPlanView plan = factor_plan_view(P);
   for (;;) {
     const T shift = pivot.begin_pass();
     detail::load_values(A, F);
     bool restart = false;
     for (Index i = 0; i < n && !restart; ++i) {
       at(P.main, i) += shift;
-      for (std::size_t p = 0; p < P.lower.size(); ++p) {
-        const Index row = i + F.offsets[P.lower[p]];
-        if (row < 0) continue;
-        T& pc = at(P.lower[p], i);
-        if (pc == T(0)) continue;
-        const T multiplier = pc * at(P.main, row);
-        pc = multiplier;
-        for (std::size_t q = 0; q < P.upper.size(); ++q) {
-          const Index r = P.target_of(p, q);
-          if (r < 0 || row + F.offsets[P.upper[q]] >= n || (pattern && !pattern[f.pos(r, i)])) continue;
-          at(r, i) -= multiplier * at(P.upper[q], row);
-        }
-      }
-      double rowsum = 0;
-      for (Index k : P.lower)
-        if (i + F.offsets[k] >= 0) rowsum += detail::magnitude(at(k, i));
-      for (Index k : P.upper)
-        if (i + F.offsets[k] < n) rowsum += detail::magnitude(at(k, i));
-      const PivotDecision<T> dec = pivot.check(i, at(P.main, i), rowsum);
+      const FactorRowPivot<T> row = ilu0_row(values, plan, pattern, i);
+      const PivotDecision<T> dec = pivot.check(i, row.pivot, row.rowsum);
       if (dec.action == PivotAction::Stop) return false;
       if (dec.action == PivotAction::Restart) {
         restart = true;
@@ -197,31 +305,17 @@ bool hm_icc0(const HmView<const nodeduce_t<T>>& A, const HmFactorPlan& P, HmMatr
   const Index n = A.layout.nrows;
   const auto f = F.view();
   auto at = [&](Index k, Index i) -> T& { return F.val[static_cast<std::size_t>(f.pos(k, i))]; };
-  const std::size_t nu = P.upper.size();
+  const std::vector<Index> base = hm_diagonal_bases(f);
+  const FactorValues<T> values{n, F.offsets.data(), base.data(), F.val.data()};
+  const FactorPlanView plan = factor_plan_view(P);
   for (;;) {
     const T shift = pivot.begin_pass();
     detail::load_values(A, F);
     bool restart = false;
     for (Index k = 0; k < n && !restart; ++k) {
-      T dk = at(P.main, k) + shift;
-      // rows i = k - e above k whose entry (i, k) is stored, nearest last
-      for (std::size_t a = nu; a-- > 0;) {
-        const Index e = F.offsets[P.upper[a]], i = k - e;
-        if (i < 0) continue;
-        T& w = at(P.upper[a], i);             // (i, k), still A's updated value
-        const T uikdi = -w * at(P.main, i);   // -U(i,k)
-        dk += uikdi * w;
-        w = uikdi;
-        for (std::size_t b = a + 1; b < nu; ++b) {  // (i, j), j = i + e2 > k, into (k, j)
-          const Index r = P.upper_target_of(a, b);
-          if (r < 0 || i + F.offsets[P.upper[b]] >= n || (pattern && !pattern[f.pos(r, k)])) continue;
-          at(r, k) += uikdi * at(P.upper[b], i);
-        }
-      }
-      double rowsum = 0;
-      for (Index q : P.upper)
-        if (k + F.offsets[q] < n) rowsum += detail::magnitude(at(q, k));
-      const PivotDecision<T> dec = pivot.check(k, dk, rowsum);
+      at(P.main, k) += shift;
+      const FactorRowPivot<T> row = icc0_row(values, plan, pattern, k);
+      const PivotDecision<T> dec = pivot.check(k, row.pivot, row.rowsum);
       if (dec.action == PivotAction::Stop) return false;
       if (dec.action == PivotAction::Restart) {
         restart = true;
