@@ -500,8 +500,10 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
    the second solve reuses the uploaded factor and schedules), then with
    -mat_diag_factor_tiles 0 (level-scheduled, the graph) and with
    -mat_diag_cuda_graphs 0 too (one launch per level), and again after a numeric
-   refactorization with new values (the device copy must follow). On a copy
-   of A made diagonally dominant. */
+   refactorization with new values (the device copy must follow). Each
+   numeric factorization runs twice first, on the host (-mat_diag_factor_device
+   0) and by default (on the device for diagcuda), and host solves with the
+   two factors must agree. On a copy of A made diagonally dominant. */
 PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
 {
   Mat         A;
@@ -530,8 +532,20 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
     else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));
     for (int round = 0; round < 2; round++) {
       if (round == 1) PetscCall(MatScale(A, 1.5)); /* new values, same pattern */
-      if (ft == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A, &info));
-      else PetscCall(MatCholeskyFactorNumeric(F, A, &info));
+      auto numeric = [&]() { return ft == MAT_FACTOR_ILU ? MatLUFactorNumeric(F, A, &info) : MatCholeskyFactorNumeric(F, A, &info); };
+      { /* the numeric factorization on the device (A's vectors are CUDA ones: diagcuda) against the host's
+           (-mat_diag_factor_device 0): the same factor, seen through host solves (which copy it back) */
+        Vec xref;
+        PetscCall(VecDuplicate(xh, &xref));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_device", "0"));
+        PetscCall(numeric());
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_device"));
+        PetscCall(MatSolve(F, bh, xref));
+        PetscCall(numeric());
+        PetscCall(MatSolve(F, bh, xh));
+        Check(RelDiff(xh, xref) <= 1e-12, name + " " + fname + (round ? " after refactorization" : "") + ": factored on the device (if used) and on the host: difference " + std::to_string(RelDiff(xh, xref)));
+        PetscCall(VecDestroy(&xref));
+      }
       for (int op = 0; op < (ft == MAT_FACTOR_ILU ? 2 : 4); op++)
         for (int rep = 0; rep < 4; rep++) { /* rep 0, 1: the default (tiled where the tiles fit), 2: level-scheduled with the CUDA graph, 3: one launch per level */
           const char *opname[] = {"MatSolve", "MatSolveTranspose", "MatForwardSolve", "MatBackwardSolve"};

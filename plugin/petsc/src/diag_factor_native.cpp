@@ -23,15 +23,16 @@
    diagonals are mostly stored zeros is factored through the companion
    instead (the same result, by rows).
 
-   In CUDA builds, solves with CUDA vectors run on the device
-   (diag_factor_device.cpp) unless the matrix was bound to the CPU (as its
-   products do); the factorization stays here. */
+   In CUDA builds, when the matrix expects CUDA vectors and was not bound
+   to the CPU (as its products decide), the numeric factorization runs on
+   the device by levels (diag_factor_device.cpp, pdiag/factor_numeric.hpp;
+   -mat_diag_factor_device false keeps it here), unless a pivot needs
+   PETSc's shift policy, which only the host's sequential factorization
+   applies; and solves with CUDA vectors run on the device. */
 #include "diag_factor_device.hpp"
 
 #include "pdiag/factor.hpp"
 #include "pdiag/ops.hpp"
-
-#include <functional>
 
 namespace {
 
@@ -43,9 +44,13 @@ struct NativeFactor {
   Hm                         F;
   std::vector<Index>         a_offsets; /* the diagonals of A the symbolic phase saw */
   std::vector<unsigned char> pattern;   /* F's entries aij's factor holds (see the top of the file) */
+  PetscInt                   pattern_version = 0; /* changes with pattern (the device's schedules are built from it) */
   PetscBool                  device = PETSC_FALSE;   /* A was not bound to the CPU: solves with CUDA vectors on the device (CUDA builds) */
   PetscBool                  dev_stale = PETSC_TRUE; /* F changed since its upload */
+  PetscBool                  host_stale = PETSC_FALSE; /* F was factored on the device and not copied back yet */
   DiagFactorDevice          *dev = nullptr;          /* the device copy (CUDA builds) */
+
+  DiagFactorPattern marks() const { return {&pattern, pattern_version}; }
 
   NativeFactor() = default;
   NativeFactor(const NativeFactor &) = delete;
@@ -106,35 +111,68 @@ struct PetscPivotPolicy {
   }
 };
 
+/* A value of A that became nonzero since the last factorization joins the
+   pattern, as a new entry would in aij (the version changes if any did). */
+PetscErrorCode GrowPattern(NativeFactor *nf, const Hm &hm)
+{
+  std::vector<unsigned char> nonzero, grown;
+  bool                       changed = false;
+
+  PetscFunctionBegin;
+  DiagCallKernel(nonzero = pdiag::hm_entry_mask(hm, [](Index, Index, PetscScalar value) { return value != 0.0; }); grown = pdiag::hm_factor_pattern(nf->F, hm.view(), nonzero.data()));
+  for (std::size_t p = 0; p < grown.size(); ++p)
+    if (grown[p] && !nf->pattern[p]) {
+      nf->pattern[p] = 1;
+      changed        = true;
+    }
+  if (changed) nf->pattern_version++;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
 {
   NativeFactor *nf;
   const Hm     *hm;
-  bool          done = false;
+  PetscBool     on_device = PETSC_FALSE, grown = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(GetNative(F, &nf));
   PetscCall(MatDiagHm_Private(A, &hm));
   PetscCheck(hm->offsets == nf->a_offsets, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: the diagonals of the matrix changed since the symbolic factorization");
   const pdiag::HmView<const PetscScalar> v = hm->view();
-  double                                 excess;
-  DiagCallKernel(excess = pdiag::hm_max_row_excess(v));
-  { /* a value that became nonzero since joins the pattern, as a new entry would in aij */
-    std::vector<unsigned char> nonzero, grown;
-    DiagCallKernel(nonzero = pdiag::hm_entry_mask(*hm, [](Index, Index, PetscScalar value) { return value != 0.0; }); grown = pdiag::hm_factor_pattern(nf->F, v, nonzero.data()));
-    std::transform(grown.begin(), grown.end(), nf->pattern.begin(), nf->pattern.begin(), std::bit_or<unsigned char>());
-  }
-  PetscPivotPolicy policy(F, A, info, excess);
-  if (nf->type == MAT_FACTOR_ILU) DiagCallKernel(done = pdiag::hm_ilu0(v, nf->plan, nf->F, policy, nf->pattern.data()));
-  else DiagCallKernel(done = pdiag::hm_icc0(v, nf->plan, nf->F, policy, nf->pattern.data()));
-  PetscCall(policy.error);
-  (void)done; /* a stop without error: the zero pivot is recorded in F's factor error, as aij does */
-  if (policy.sctx.nshift) PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals needed %" PetscInt_FMT " shift(s), shift amount %g\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", policy.sctx.nshift, (double)policy.sctx.shift_amount));
-  PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
-  nf->dev_stale = PETSC_TRUE;
 #if defined(PDIAG_PETSC_CUDA)
   nf->device = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE; /* as for products: the vectors decide */
-  if (nf->device) PetscCall(MatDiagFactorDevicePrepare_Private(F, A, &nf->dev, nf->F, &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
+  if (nf->device) {
+    /* on the device when A's vectors are CUDA ones, unless a pivot needs
+       PETSc's policy; the device checks whether A has nonzeros outside the
+       pattern, which then grows here first */
+    const PetscBool ilu    = nf->type == MAT_FACTOR_ILU ? PETSC_TRUE : PETSC_FALSE;
+    PetscBool       misses = PETSC_FALSE;
+    PetscCall(MatDiagFactorDeviceNumeric_Private(F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_TRUE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
+    if (misses) {
+      PetscCall(GrowPattern(nf, *hm));
+      grown = PETSC_TRUE;
+      PetscCall(MatDiagFactorDeviceNumeric_Private(F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_FALSE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
+    }
+  }
+#endif
+  if (!on_device && !grown) PetscCall(GrowPattern(nf, *hm));
+  if (!on_device) {
+    double excess;
+    DiagCallKernel(excess = pdiag::hm_max_row_excess(v));
+    PetscPivotPolicy policy(F, A, info, excess);
+    bool             done = false;
+    if (nf->type == MAT_FACTOR_ILU) DiagCallKernel(done = pdiag::hm_ilu0(v, nf->plan, nf->F, policy, nf->pattern.data()));
+    else DiagCallKernel(done = pdiag::hm_icc0(v, nf->plan, nf->F, policy, nf->pattern.data()));
+    PetscCall(policy.error);
+    (void)done; /* a stop without error: the zero pivot is recorded in F's factor error, as aij does */
+    if (policy.sctx.nshift) PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals needed %" PetscInt_FMT " shift(s), shift amount %g\n", nf->type == MAT_FACTOR_ILU ? "ILU" : "ICC", policy.sctx.nshift, (double)policy.sctx.shift_amount));
+    PetscCall(PetscLogFlops((PetscLogDouble)(2 * nf->F.nstored())));
+    nf->dev_stale  = PETSC_TRUE;
+    nf->host_stale = PETSC_FALSE;
+  }
+#if defined(PDIAG_PETSC_CUDA)
+  if (nf->device) PetscCall(MatDiagFactorDevicePrepare_Private(F, A, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
 #endif
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
@@ -154,8 +192,12 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve
   PetscFunctionBegin;
   PetscCall(GetNative(F, &nf));
   if (nf->device && MatDiagFactorDeviceWanted_Private(b, x)) {
-    PetscCall(MatDiagFactorDeviceSolve_Private(F, &nf->dev, nf->F, &nf->dev_stale, what, b, x));
+    PetscCall(MatDiagFactorDeviceSolve_Private(F, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, what, b, x));
     PetscFunctionReturn(0);
+  }
+  if (nf->host_stale) { /* factored on the device: the host solve needs the values here */
+    PetscCall(MatDiagFactorDeviceDownload_Private(nf->dev, nf->F));
+    nf->host_stale = PETSC_FALSE;
   }
   PetscCall(VecGetArrayRead(b, &ba));
   PetscCall(VecGetArrayWrite(x, &xa));

@@ -44,8 +44,9 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    the product's host planning and the copy of its plan to the device,
    copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
    an upload, device allocations of matrix storage, and the upload of an
-   ILU(0)/ICC(0) factor and its level schedules (diag_factor_device.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_Halo;
+   ILU(0)/ICC(0) factor and its level schedules, and the numeric
+   factorization on the device (diag_factor_device.cpp). */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
