@@ -8,17 +8,20 @@
    the host path (diag_factor_native.cpp).
 
    The numeric factorization runs here too when A expects CUDA vectors
-   (MatDiagFactorDeviceNumeric_Private): A's values are uploaded on the
-   factor's diagonals, factored by levels (kernels/ pdiag/factor_numeric.hpp,
-   src/factor_numeric.cu: one launch per level of the rows' dependencies,
-   the hyperplanes of a stencil), and the factor is copied back to the host,
-   where the solves' schedules are built from it; a pivot that needs PETSc's
-   shift policy sends the factorization back to the host's sequential one
-   (diag_factor_native.cpp), as -mat_diag_factor_device false does. Timed by
-   the event MatDiagFactNumGPU. Otherwise, at the first device solve after a
-   host factorization, the factor's diagonals are uploaded (values, offsets and the bases that address them)
-   and the level schedules that solve needs are computed on the host from the
-   factor (they depend on where its zeros are) and uploaded: L and U by rows
+   (MatDiagFactorDeviceNumeric_Private): A's device values are copied onto
+   the factor's diagonals, checked against the factor's pattern, factored
+   by levels (kernels/ pdiag/factor_numeric.hpp, src/factor_numeric.cu: one
+   launch per level of the rows' dependencies, the hyperplanes of a
+   stencil), and the factor stays on the device (copied back to the host
+   only for a host solve); a pivot that needs PETSc's shift policy sends the
+   factorization back to the host's sequential one (diag_factor_native.cpp),
+   as -mat_diag_factor_device false does. Timed by the event
+   MatDiagFactNumGPU. Otherwise, at the first device solve after a host
+   factorization, the factor's diagonals are uploaded (values, offsets and
+   the bases that address them). The level schedules a solve needs are
+   computed on the host from the factor's pattern (the entries that may be
+   nonzero, so they serve every numeric factorization of that pattern) and
+   uploaded once per pattern: L and U by rows
    for MatSolve, U^T and L^T by columns for MatSolveTranspose (ICC: U^T and
    U). All of it is timed by the event MatDiagFactToGPU; later solves copy
    nothing between host and device.
@@ -127,8 +130,7 @@ void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *dev)
 static PetscErrorCode NewValues(DiagFactorDevice &d, const Hm &F, bool on_host)
 {
   std::vector<PetscScalar> inverse_pivots;
-  std::vector<Index>       base;
-  const Index              zero = 0;
+  const Index              zero = 0; /* the one diagonal's offset and base */
 
   PetscFunctionBegin;
   const Index main_start = F.start[(std::size_t)d.main];
@@ -138,8 +140,7 @@ static PetscErrorCode NewValues(DiagFactorDevice &d, const Hm &F, bool on_host)
     if (d.n) DiagCallCUDA(cudaMemcpy(inverse_pivots.data(), d.val + main_start, (std::size_t)d.n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)d.n * sizeof(PetscScalar)));
   }
-  const Index                               zero_off = 0;
-  const pdiag::FactorRowsView<PetscScalar>  main_only{d.n, 1, 0, &zero_off, &zero, inverse_pivots.data()};
+  const pdiag::FactorRowsView<PetscScalar> main_only{d.n, 1, 0, &zero, &zero, inverse_pivots.data()};
   DiagCallKernel(d.halves_defined = pdiag::hm_icc_halves_defined(main_only));
   d.graphs.reset(); /* they hold the arrays' addresses, which an upload may change */
   PetscFunctionReturn(0);
