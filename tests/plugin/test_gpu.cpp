@@ -569,6 +569,87 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
   PetscFunctionReturn(0);
 }
 
+/* The factor's pattern grows: a 5-point operator on an 8 x 8 grid whose
+   diagonals +-1 are stored but never set where they cross a grid line's
+   end (so aij's factor, and diag's, leave those entries out), ILU(0) and
+   ICC(0) factored (on the device for diagcuda), then such a crossing entry
+   set (and its mirror) and the matrix factored again: the device finds the
+   new nonzero outside the pattern, the pattern grows on the host, and the
+   factor must equal the host's factorization of the new matrix
+   (-mat_diag_factor_device 0), seen through host and device solves. */
+PetscErrorCode TestFactorPatternGrowth(MatType type)
+{
+  const PetscInt nx = 8, n = nx * nx;
+  Mat            A;
+  Vec            bh, xh, xref, bd, xd;
+  PetscMPIInt    size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size > 1) PetscFunctionReturn(0); /* sequential factors */
+  Trace(std::string("factor pattern growth ") + type);
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, n, n, n, n));
+  PetscCall(MatSetType(A, type));
+  {
+    const PetscInt offs[] = {-nx, -1, 0, 1, nx};
+    PetscCall(MatDiagSetPreallocation(A, 5, offs));
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt x = i % nx;
+    PetscCall(MatSetValue(A, i, i, 4.5, INSERT_VALUES));
+    if (x > 0) PetscCall(MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES));
+    if (x < nx - 1) PetscCall(MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES));
+    if (i >= nx) PetscCall(MatSetValue(A, i, i - nx, -1.0, INSERT_VALUES));
+    if (i + nx < n) PetscCall(MatSetValue(A, i, i + nx, -1.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(HostVecs(A, &bh, &xh));
+  PetscCall(VecDuplicate(xh, &xref));
+  PetscCall(VecSetRandom(bh, NULL));
+  PetscCall(Retyped(bh, device_vec, &bd));
+  PetscCall(Retyped(xh, device_vec, &xd));
+  for (MatFactorType ft : {MAT_FACTOR_ILU, MAT_FACTOR_ICC}) {
+    Mat           F;
+    MatFactorInfo info;
+    const char   *fname = ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)";
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill      = 1.0;
+    info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
+    auto numeric   = [&]() { return ft == MAT_FACTOR_ILU ? MatLUFactorNumeric(F, A, &info) : MatCholeskyFactorNumeric(F, A, &info); };
+    PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, &F));
+    if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A, NULL, NULL, &info));
+    else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));
+    PetscCall(numeric());
+    /* a coupling across the end of grid line 2 (rows 23, 24), which the pattern left out */
+    PetscCall(MatSetValue(A, 3 * nx - 1, 3 * nx, -0.5, INSERT_VALUES));
+    PetscCall(MatSetValue(A, 3 * nx, 3 * nx - 1, -0.5, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_device", "0"));
+    PetscCall(numeric());
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_device"));
+    PetscCall(MatSolve(F, bh, xref));
+    PetscCall(numeric()); /* the default: on the device for diagcuda, growing the pattern */
+    PetscCall(MatSolve(F, bd, xd));
+    PetscCall(MatSolve(F, bh, xh));
+    Check(RelDiff(xd, xref) <= 1e-12 && RelDiff(xh, xref) <= 1e-12, std::string(type) + " " + fname + " after a nonzero outside the pattern: device " + std::to_string(RelDiff(xd, xref)) + ", host " + std::to_string(RelDiff(xh, xref)));
+    /* the new coupling is in the factor: the old pattern's factor solves differently */
+    PetscCall(MatSetValue(A, 3 * nx - 1, 3 * nx, 0.0, INSERT_VALUES));
+    PetscCall(MatSetValue(A, 3 * nx, 3 * nx - 1, 0.0, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(numeric());
+    PetscCall(MatSolve(F, bd, xd));
+    Check(RelDiff(xd, xref) > 1e-6, std::string(type) + " " + fname + ": the crossing entry changed the solve");
+    PetscCall(MatDestroy(&F));
+  }
+  for (Vec v : {bh, xh, xref, bd, xd}) PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* MatSetValuesCOO with the values in device memory (scattered on the GPU)
    against the same COO with host values, INSERT then ADD: the two matrices
    must multiply alike. The COO list has every stored entry of the owned
@@ -763,6 +844,7 @@ int main(int argc, char **argv)
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatDiagRegisterAll());
   if (!host_check) PetscCall(TestFirstMatrixDevice());
+  for (MatType type : {MATDIAG, host_check ? MATDIAG : MATDIAGCUDA}) PetscCall(TestFactorPatternGrowth(type));
   for (MatType type : {MATDIAG, host_check ? MATDIAG : MATDIAGCUDA})
     for (MatDiagStorage st : {MAT_DIAG_STORAGE_HM, MAT_DIAG_STORAGE_CDM})
       for (PetscInt n : {1, 17, 1000}) {
