@@ -1,9 +1,10 @@
 // The numeric ILU(0) / ICC(0) factorizations of pdiag/factor.hpp by
-// levels: the row computations written once for host and device (PDIAG_HD;
-// hm_ilu0 / hm_icc0 call them, and so do the CUDA kernels of
-// kernels/src/factor_numeric.cu, one thread per row of a level, one launch
-// per level), the level schedule they follow, and a CPU runner of that
-// order for the tests on machines without a GPU.
+// levels: the level schedule, the pivot screen, and a CPU runner of the
+// level order for the tests on machines without a GPU. The rows themselves
+// are computed by factor.hpp's ilu0_row / icc0_row (PDIAG_HD), which the
+// sequential hm_ilu0 / hm_icc0 and the CUDA kernels of
+// kernels/src/factor_numeric.cu (one thread per row of a level, one launch
+// per level) share.
 //
 // ILU(0) row i writes only row i's entries and reads the final rows i + d
 // (d < 0) whose multiplier a(i, i + d) is nonzero; ICC(0) row k (up-looking)
