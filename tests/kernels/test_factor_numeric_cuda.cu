@@ -41,21 +41,10 @@ struct DeviceNumeric {
   bool has_pattern;
   HmFactorPlan plan;
   DeviceNumeric(const NumericFactorInputs& in, const std::vector<T>& values, const LevelSchedule& s)
-      : n(in.F.layout.nrows), off(in.F.offsets), base(in.base), tables(concat(in.plan)), rows(s.rows), val(values),
+      : n(in.F.layout.nrows), off(in.F.offsets), base(in.base), tables(factor_plan_tables(in.plan)), rows(s.rows), val(values),
         pattern(in.pattern), flag(std::vector<unsigned>{0u}), has_pattern(!in.pattern.empty()), plan(in.plan) {}
-  static std::vector<Index> concat(const HmFactorPlan& P) {
-    std::vector<Index> t(P.lower);
-    t.insert(t.end(), P.upper.begin(), P.upper.end());
-    t.insert(t.end(), P.target.begin(), P.target.end());
-    t.insert(t.end(), P.upper_target.begin(), P.upper_target.end());
-    return t;
-  }
   FactorValues<T> values() const { return {n, off.get(), base.get(), val.get()}; }
-  FactorPlanView plan_view() const {
-    const Index nl = Index(plan.lower.size()), nu = Index(plan.upper.size());
-    const Index* t = tables.get();
-    return {nl, nu, plan.main, t, t + nl, t + nl + nu, t + nl + nu + nl * nu};
-  }
+  FactorPlanView plan_view() const { return factor_plan_view(plan, tables.get()); }
   const unsigned char* pattern_or_null() const { return has_pattern ? pattern.get() : nullptr; }
 };
 

@@ -491,6 +491,29 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
   PetscFunctionReturn(0);
 }
 
+/* The "petsc" package's ILU(0) or ICC(0) factor of A after its symbolic
+   phase, and info as PCILU / PCICC give it (no fill, PETSc's zero pivot). */
+PetscErrorCode SymbolicFactor(Mat A, MatFactorType ft, MatFactorInfo *info, Mat *F)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatFactorInfoInitialize(info));
+  info->fill      = 1.0; /* ILU(0) / ICC(0): no fill */
+  info->zeropivot = 100 * PETSC_MACHINE_EPSILON;
+  PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, F));
+  if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(*F, A, NULL, NULL, info));
+  else PetscCall(MatICCFactorSymbolic(*F, A, NULL, info));
+  PetscFunctionReturn(0);
+}
+
+/* The numeric phase of SymbolicFactor's factor F of A. */
+PetscErrorCode NumericFactor(Mat F, Mat A, MatFactorType ft, const MatFactorInfo *info)
+{
+  PetscFunctionBeginUser;
+  if (ft == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A, info));
+  else PetscCall(MatCholeskyFactorNumeric(F, A, info));
+  PetscFunctionReturn(0);
+}
+
 /* The native ILU(0) / ICC(0) factor of a sequential A (PETSc's "petsc"
    package, zero fill: the factor on the diagonals) applied to CUDA vectors
    (level-scheduled triangular solves on the device) against host vectors
@@ -524,24 +547,18 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
     Mat           F;
     MatFactorInfo info;
     const char   *fname = ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)";
-    PetscCall(MatFactorInfoInitialize(&info));
-    info.fill      = 1.0; /* ILU(0) / ICC(0): no fill */
-    info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
-    PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, &F));
-    if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A, NULL, NULL, &info));
-    else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));
+    PetscCall(SymbolicFactor(A, ft, &info, &F));
     for (int round = 0; round < 2; round++) {
       if (round == 1) PetscCall(MatScale(A, 1.5)); /* new values, same pattern */
-      auto numeric = [&]() { return ft == MAT_FACTOR_ILU ? MatLUFactorNumeric(F, A, &info) : MatCholeskyFactorNumeric(F, A, &info); };
       { /* the numeric factorization on the device (A's vectors are CUDA ones: diagcuda) against the host's
            (-mat_diag_factor_device 0): the same factor, seen through host solves (which copy it back) */
         Vec xref;
         PetscCall(VecDuplicate(xh, &xref));
         PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_device", "0"));
-        PetscCall(numeric());
+        PetscCall(NumericFactor(F, A, ft, &info));
         PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_device"));
         PetscCall(MatSolve(F, bh, xref));
-        PetscCall(numeric());
+        PetscCall(NumericFactor(F, A, ft, &info));
         PetscCall(MatSolve(F, bh, xh));
         Check(RelDiff(xh, xref) <= 1e-12, name + " " + fname + (round ? " after refactorization" : "") + ": factored on the device (if used) and on the host: difference " + std::to_string(RelDiff(xh, xref)));
         PetscCall(VecDestroy(&xref));
@@ -614,24 +631,18 @@ PetscErrorCode TestFactorPatternGrowth(MatType type)
     Mat           F;
     MatFactorInfo info;
     const char   *fname = ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)";
-    PetscCall(MatFactorInfoInitialize(&info));
-    info.fill      = 1.0;
-    info.zeropivot = 100 * PETSC_MACHINE_EPSILON;
-    auto numeric   = [&]() { return ft == MAT_FACTOR_ILU ? MatLUFactorNumeric(F, A, &info) : MatCholeskyFactorNumeric(F, A, &info); };
-    PetscCall(MatGetFactor(A, MATSOLVERPETSC, ft, &F));
-    if (ft == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A, NULL, NULL, &info));
-    else PetscCall(MatICCFactorSymbolic(F, A, NULL, &info));
-    PetscCall(numeric());
+    PetscCall(SymbolicFactor(A, ft, &info, &F));
+    PetscCall(NumericFactor(F, A, ft, &info));
     /* a coupling across the end of grid line 2 (rows 23, 24), which the pattern left out */
     PetscCall(MatSetValue(A, 3 * nx - 1, 3 * nx, -0.5, INSERT_VALUES));
     PetscCall(MatSetValue(A, 3 * nx, 3 * nx - 1, -0.5, INSERT_VALUES));
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_device", "0"));
-    PetscCall(numeric());
+    PetscCall(NumericFactor(F, A, ft, &info));
     PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_device"));
     PetscCall(MatSolve(F, bh, xref));
-    PetscCall(numeric()); /* the default: on the device for diagcuda, growing the pattern */
+    PetscCall(NumericFactor(F, A, ft, &info)); /* the default: on the device for diagcuda, growing the pattern */
     PetscCall(MatSolve(F, bd, xd));
     PetscCall(MatSolve(F, bh, xh));
     Check(RelDiff(xd, xref) <= 1e-12 && RelDiff(xh, xref) <= 1e-12, std::string(type) + " " + fname + " after a nonzero outside the pattern: device " + std::to_string(RelDiff(xd, xref)) + ", host " + std::to_string(RelDiff(xh, xref)));
@@ -640,7 +651,7 @@ PetscErrorCode TestFactorPatternGrowth(MatType type)
     PetscCall(MatSetValue(A, 3 * nx, 3 * nx - 1, 0.0, INSERT_VALUES));
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(numeric());
+    PetscCall(NumericFactor(F, A, ft, &info));
     PetscCall(MatSolve(F, bd, xd));
     Check(RelDiff(xd, xref) > 1e-6, std::string(type) + " " + fname + ": the crossing entry changed the solve");
     PetscCall(MatDestroy(&F));

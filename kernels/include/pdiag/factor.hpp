@@ -141,6 +141,22 @@ inline FactorPlanView factor_plan_view(const HmFactorPlan& P) {
           P.upper_target.data()};
 }
 
+/// The plan's tables in one array, lower | upper | target | upper_target
+/// (one copy to the device).
+inline std::vector<Index> factor_plan_tables(const HmFactorPlan& P) {
+  std::vector<Index> t(P.lower);
+  t.insert(t.end(), P.upper.begin(), P.upper.end());
+  t.insert(t.end(), P.target.begin(), P.target.end());
+  t.insert(t.end(), P.upper_target.begin(), P.upper_target.end());
+  return t;
+}
+
+/// The view of P read from `tables` (host or device) holding factor_plan_tables(P).
+inline FactorPlanView factor_plan_view(const HmFactorPlan& P, const Index* tables) {
+  const Index nl = Index(P.lower.size()), nu = Index(P.upper.size());
+  return {nl, nu, P.main, tables, tables + nl, tables + nl + nu, tables + nl + nu + nl * nu};
+}
+
 /// The factor being computed: n rows, F(i, i + off[k]) at val[base[k] + i].
 template <class T>
 struct FactorValues {

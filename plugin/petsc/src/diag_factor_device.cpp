@@ -378,14 +378,12 @@ static pdiag::PivotScreen ScreenOf(const MatFactorInfo *info)
    with the factor's symbolic phase, which makes a new device copy). */
 static PetscErrorCode UploadNumericInputs(Mat F, DiagFactorDevice &d, const Hm &factor, const pdiag::HmFactorPlan &plan, const std::vector<unsigned char> &pattern, PetscBool ilu, PetscBool pattern_changed)
 {
-  std::vector<Index>   tables(plan.lower);
+  std::vector<Index>   tables;
   pdiag::LevelSchedule s;
 
   PetscFunctionBegin;
   if (d.have_numeric_schedule && !pattern_changed) PetscFunctionReturn(0);
-  tables.insert(tables.end(), plan.upper.begin(), plan.upper.end());
-  tables.insert(tables.end(), plan.target.begin(), plan.target.end());
-  tables.insert(tables.end(), plan.upper_target.begin(), plan.upper_target.end());
+  PetscCallCXX(tables = pdiag::factor_plan_tables(plan));
   DiagCallKernel(s = pdiag::hm_factor_numeric_schedule(factor, plan, ilu, pattern.data()));
   PetscCall(DiagReserveDevice(&d.plan_tables, &d.plan_tables_cap, tables.size()));
   PetscCall(DiagReserveDevice(&d.pattern, &d.pattern_cap, pattern.size()));
@@ -433,10 +431,9 @@ PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat F, Mat A, DiagFactorDevice
     }
   }
   {
-    const Index                       nl = (Index)plan.lower.size(), nu = (Index)plan.upper.size();
-    const pdiag::FactorPlanView       pv{nl, nu, plan.main, d.plan_tables, d.plan_tables + nl, d.plan_tables + nl + nu, d.plan_tables + nl + nu + nl * nu};
+    const pdiag::FactorPlanView            pv = pdiag::factor_plan_view(plan, d.plan_tables);
     const pdiag::FactorValues<PetscScalar> fv{d.n, d.meta, d.meta + d.nd, d.val};
-    const pdiag::cuda::LevelsView     lv{(Index)d.numeric_level_ptr.size() - 1, d.numeric_level_ptr.data(), d.numeric_rows};
+    const pdiag::cuda::LevelsView          lv{(Index)d.numeric_level_ptr.size() - 1, d.numeric_level_ptr.data(), d.numeric_rows};
     PetscCall(PetscLogGpuTimeBegin());
     DiagCallCUDA(pdiag::cuda::hm_factor_numeric(fv, pv, ilu ? true : false, d.pattern, lv, ScreenOf(info), d.pivot_flag, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
