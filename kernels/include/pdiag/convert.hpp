@@ -138,6 +138,21 @@ void hm_csr_pattern_if(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& ro
   detail::for_each_kept_by_row(A, keep, [&](Index, Index j, const T&) { colidx[p++] = j; }, [](Index) {});
 }
 
+/// hm_csr_pattern_if in one pass into the caller's arrays, of any integer
+/// type I wide enough for the columns: rowptr (nrows + 1 entries) and
+/// colidx (room for A.nstored() entries, the most that can be kept; the
+/// first rowptr[nrows] are written). For a caller that hands the arrays to
+/// a library (an aij matrix's own), with no copy and no second pass.
+template <class T, class Keep, class I>
+void hm_csr_pattern_if_into(const HmMatrix<T>& A, Keep&& keep, I* rowptr, I* colidx) {
+  const Layout& L = A.layout;
+  Index p = 0;
+  rowptr[0] = 0;
+  detail::for_each_kept_by_row(
+      A, keep, [&](Index, Index j, const T&) { colidx[p++] = static_cast<I>(j); },
+      [&](Index i) { rowptr[i - L.row_begin + 1] = static_cast<I>(p); });
+}
+
 /// Whether the kept entries' pattern is (rowptr, colidx), checked without
 /// building it.
 template <class T, class Keep>

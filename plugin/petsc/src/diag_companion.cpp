@@ -33,6 +33,7 @@
 #include "pdiag/ops.hpp"
 #include "pdiag/stencil.hpp"
 
+#include <limits>
 #include <memory>
 
 /* Which stored entries of A an aij matrix of the same operator holds (see
@@ -254,6 +255,41 @@ PetscErrorCode MatDiagBuildAIJ_Private(Mat A, MatType type, Mat *B)
   PetscFunctionReturn(0);
 }
 
+/* A sequential aij matrix of type `type` with A's sizes (a sequential A)
+   and the pattern an aij matrix of A holds (the aij pattern A keeps
+   included, as MatDiagBuildAIJ_Private's), its values unset: the caller
+   writes all of them (a Galerkin product on the GPU writes an aijcusparse
+   copy's on the device, diag_galerkin_device.cpp). The pattern is found in
+   one pass straight into PetscInt arrays (no Index copy of it) and handed
+   to aij whole. PetscInt must hold A's columns and entries. */
+PetscErrorCode MatDiagAIJPatternOnly_Private(Mat A, MatType type, Mat *B)
+{
+  AijView                      v;
+  std::unique_ptr<PetscInt[]>  rowptr, colidx;
+  const PetscInt               m = A->rmap->n;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAijView(A, true, &v));
+  PetscCheck(v.hm->nstored() < (Index)std::numeric_limits<PetscInt>::max() && (Index)A->cmap->N < (Index)std::numeric_limits<PetscInt>::max(), PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: %" PetscInt64_FMT " stored entries do not fit PetscInt", (PetscInt64)v.hm->nstored());
+  PetscCallCXX(rowptr.reset(new PetscInt[m + 1]));
+  PetscCallCXX(colidx.reset(new PetscInt[std::max<Index>(v.hm->nstored(), 1)]));
+  DiagCallKernel(pdiag::hm_csr_pattern_if_into(*v.hm, v.rule, rowptr.get(), colidx.get()));
+  for (PetscInt i = 0; i < m; i++) rowptr[i] = rowptr[i + 1] - rowptr[i]; /* the row lengths, in place */
+  PetscCall(MatCreate(PETSC_COMM_SELF, B));
+  PetscCall(MatSetSizes(*B, m, A->cmap->n, m, A->cmap->n));
+  PetscCall(MatSetBlockSizesFromMats(*B, A, A));
+  PetscCall(MatSetType(*B, type));
+  PetscCall(MatSeqAIJSetPreallocation(*B, 0, rowptr.get()));
+  if (rowptr[m]) PetscCall(MatSeqAIJSetColumnIndices(*B, colidx.get()));
+  PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {
+    PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+    return 0;
+  }));
+  PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
 /* Writes the values of csr into the parallel aij matrix B of the same
    pattern (a sequential one takes them straight into its array). */
 static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &csr, Mat B)
@@ -425,6 +461,19 @@ PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows,
 
   PetscFunctionBegin;
   DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij_rowptr, a->aij_colidx));
+  a->aij_pattern_nzstate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+/* The same from the CSR (local rows, global columns ascending) of an aij
+   matrix of A's rows, e.g. the cuSPARSE product whose values A holds. */
+PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat A, PetscInt m, const PetscInt *ia, const PetscInt *ja)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCallCXX(a->aij_rowptr.assign(ia, ia + m + 1));
+  PetscCallCXX(a->aij_colidx.assign(ja, ja + ia[m]));
   a->aij_pattern_nzstate = A->nonzerostate;
   PetscFunctionReturn(0);
 }
@@ -853,42 +902,76 @@ PetscErrorCode MatDiagAIJIsCompact_Private(Mat S, PetscBool *compact)
 
 /* The distinct diagonal offsets j - i (sorted) of the local rows of the aij
    matrix X, and its local nonzeros; stops once more than `cap` distinct
-   offsets are found (*over). The offsets are collected in a buffer that is
-   sorted and made unique whenever it doubles, so the cost stays
-   O(nnz log) even when the offsets are millions (a multigrid interpolation's
-   slanted bands). Not collective. */
+   offsets are found (*over). O(nnz) with a mark per possible offset, else
+   O(nnz log) even when the offsets are millions (a multigrid
+   interpolation's slanted bands). Not collective. */
 PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat X, std::size_t cap, std::vector<Index> *offs, double *nnz, PetscBool *over)
 {
-  PetscInt    rstart, rend;
-  std::size_t compact_at = std::max<std::size_t>(2 * cap, 1u << 16);
+  PetscInt          rstart, rend, N;
+  const std::size_t compact_at0 = std::max<std::size_t>(2 * cap, 1u << 16);
+  std::size_t       compact_at  = compact_at0;
 
   PetscFunctionBegin;
   offs->clear();
   *nnz  = 0;
   *over = PETSC_FALSE;
   PetscCall(MatGetOwnershipRange(X, &rstart, &rend));
+  PetscCall(MatGetSize(X, NULL, &N));
+  /* j - i lies in [lo, hi]: a byte per possible offset when that span is
+     not much more than the local rows (a mark, no sorting: a Galerkin
+     coarse operator has tens of millions of entries on 27 diagonals); else
+     a buffer of offsets, sorted and made unique whenever it doubles */
+  const Index lo = -(Index)(rend - 1), hi = (Index)N - 1 - rstart, span = hi - lo + 1;
+  std::vector<unsigned char> marks;
+  if (rend > rstart && span <= 8 * (Index)(rend - rstart) + (1 << 20)) PetscCallCXX(marks.assign((std::size_t)span, 0));
+  std::size_t distinct = 0;
   for (PetscInt i = rstart; i < rend && !*over; i++) {
     PetscInt        nc;
     const PetscInt *cols;
     PetscCall(MatGetRow(X, i, &nc, &cols, NULL));
-    for (PetscInt e = 0; e < nc; e++) offs->push_back((Index)cols[e] - i);
+    if (!marks.empty()) {
+      for (PetscInt e = 0; e < nc; e++) {
+        unsigned char &seen = marks[(std::size_t)((Index)cols[e] - i - lo)];
+        distinct += !seen;
+        seen = 1;
+      }
+      if (distinct > cap) *over = PETSC_TRUE;
+    } else {
+      for (PetscInt e = 0; e < nc; e++) offs->push_back((Index)cols[e] - i);
+      if (offs->size() > compact_at) { /* sorted and made unique whenever the buffer doubles: O(nnz log) even for millions of offsets */
+        std::sort(offs->begin(), offs->end());
+        offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
+        compact_at = std::max(compact_at0, 2 * offs->size());
+        if (offs->size() > cap) *over = PETSC_TRUE;
+      }
+    }
     *nnz += nc;
     PetscCall(MatRestoreRow(X, i, &nc, &cols, NULL));
-    if (offs->size() > compact_at) {
-      std::sort(offs->begin(), offs->end());
-      offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
-      compact_at = std::max(compact_at, 2 * offs->size());
-      if (offs->size() > cap) *over = PETSC_TRUE;
-    }
   }
-  std::sort(offs->begin(), offs->end());
-  offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
+  if (!marks.empty()) {
+    for (Index k = 0; k < span; k++)
+      if (marks[(std::size_t)k]) offs->push_back(lo + k);
+  } else {
+    std::sort(offs->begin(), offs->end());
+    offs->erase(std::unique(offs->begin(), offs->end()), offs->end());
+  }
   if (offs->size() > cap) *over = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
 /* As MatDiagAIJIsCompact_Private, with at most max_fill stored entries per nonzero. */
 PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat S, double max_fill, PetscBool *compact)
+{
+  std::vector<Index> offs;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagAIJCompactOffsets_Private(S, max_fill, compact, &offs));
+  PetscFunctionReturn(0);
+}
+
+/* As MatDiagAIJIsCompactFill_Private; *offs gets S's distinct local
+   diagonals (sorted) when it is compact. Collective. */
+PetscErrorCode MatDiagAIJCompactOffsets_Private(Mat S, double max_fill, PetscBool *compact, std::vector<Index> *offs_out)
 {
   PetscInt           rstart, rend, M, N;
   std::vector<Index> offs;
@@ -911,6 +994,7 @@ PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat S, double max_fill, PetscBool
      interpolation, a prolongator: its diagonals are slanted bands, products
      with it by diagonals cost orders of magnitude more than by rows) is not */
   *compact = (most <= (PetscInt64)cap && glob[1] <= max_fill * glob[0] + 64.0 && (M == N || most <= 64)) ? PETSC_TRUE : PETSC_FALSE;
+  if (*compact) PetscCallCXX(*offs_out = std::move(offs));
   PetscFunctionReturn(0);
 }
 

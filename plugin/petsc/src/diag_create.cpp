@@ -663,7 +663,7 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0;
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -681,6 +681,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagFactToGPU", MAT_CLASSID, &MATDIAG_FactorToGPU));
   PetscCall(PetscLogEventRegister("MatDiagFactNumGPU", MAT_CLASSID, &MATDIAG_FactorNumericGPU));
   PetscCall(PetscLogEventRegister("MatDiagHalo", MAT_CLASSID, &MATDIAG_Halo));
+  PetscCall(PetscLogEventRegister("MatDiagPtAPGPU", MAT_CLASSID, &MATDIAG_GalerkinGPU));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

@@ -46,7 +46,7 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    an upload, device allocations of matrix storage, and the upload of an
    ILU(0)/ICC(0) factor and its level schedules, and the numeric
    factorization on the device (diag_factor_device.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo;
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
@@ -436,8 +436,10 @@ PETSC_INTERN PetscErrorCode MatDiagLocalCSR_Private(Mat, pdiag::Csr<PetscScalar>
 PETSC_INTERN PetscErrorCode MatDiagAijCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::vector<unsigned char> *);
 PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index *, const Index *);
+PETSC_INTERN PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat, PetscInt, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagAIJPatternOnly_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 /* On the GPU, LUs of at most this many rows are dense (diag_factor.cpp): a
    factor and its inverse of 256 MiB each (and the identity while the
@@ -476,6 +478,7 @@ PetscErrorCode MatDiagAssembleInternal_Private(Mat B, F &&f)
   PetscFunctionReturn(0);
 }
 PETSC_INTERN PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat, double, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagAIJCompactOffsets_Private(Mat, double, PetscBool *, std::vector<Index> *);
 PETSC_INTERN PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat, std::size_t, std::vector<Index> *, double *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagIsScattered_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, Mat, MatType, MatReuse, Mat *);
@@ -510,6 +513,19 @@ PETSC_INTERN PetscErrorCode MatDiagGridPattern_Private(Mat, const pdiag::GridSte
 /* diag_product_companion.cpp */
 PETSC_INTERN PetscErrorCode MatDiagProductViaCompanion_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatDiagProductToDiag_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat, Mat, Mat);
+/* diag_galerkin_device.cpp: a Galerkin product of a diag operator by
+   cuSPARSE on the device; *how says what happened */
+enum class DiagGalerkinDevice { NotTaken, NotCompact, Done };
+#if defined(PDIAG_PETSC_CUDA)
+PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);
+#else
+static inline PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *how)
+{
+  *how = DiagGalerkinDevice::NotTaken;
+  return 0;
+}
+#endif
 
 /* diag_mg.cpp */
 PETSC_INTERN PetscErrorCode MatDiagRegisterMG_Private(void);

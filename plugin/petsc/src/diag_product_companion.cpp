@@ -117,6 +117,7 @@ struct ToDiag {
   Mat              S = nullptr;              /* the aij product */
   PetscObjectId    id[3]    = {0, 0, 0};     /* operands S's values were computed from */
   PetscObjectState state[3] = {-1, -1, -1};
+  PetscObjectState nzstate[3] = {-1, -1, -1}; /* their nonzero states (S's symbolic data fit those) */
 };
 
 PetscErrorCode ToDiagDestroy(void *ptr)
@@ -165,11 +166,61 @@ PetscErrorCode RecordOperands(Mat C, ToDiag *d)
   PetscFunctionBegin;
   OperandsOf(C, op);
   for (int i = 0; i < 3; i++) {
-    d->id[i]    = 0;
-    d->state[i] = -1;
+    d->id[i]      = 0;
+    d->state[i]   = -1;
+    d->nzstate[i] = -1;
     if (!op[i]) continue;
     PetscCall(PetscObjectGetId((PetscObject)op[i], &d->id[i]));
     PetscCall(PetscObjectStateGet((PetscObject)op[i], &d->state[i]));
+    d->nzstate[i] = op[i]->nonzerostate;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* S, the aij product of C's operands (through their aij copies), computed:
+   symbolic and numeric phases. */
+PetscErrorCode ComputeS(Mat C, const char *why, Mat *S)
+{
+  Mat_Product *p = C->product;
+  const char  *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(p->A, p->B, p->C, S));
+  PetscCall(MatGetOptionsPrefix(C, &prefix));
+  PetscCall(MatSetOptionsPrefix(*S, prefix));
+  PetscCall(MatProductSetType(*S, p->type));
+  PetscCall(MatProductSetAlgorithm(*S, p->alg));
+  PetscCall(MatProductSetFill(*S, p->fill));
+  (*S)->product->api_user = p->api_user;
+  PetscCall(MatDiagProductViaCompanion_Private(*S, why));
+  PetscCheck((*S)->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s of %s and %s: aij has no implementation either", MatProductTypes[p->type], ((PetscObject)p->A)->type_name, ((PetscObject)p->B)->type_name);
+  PetscCall(MatProductSymbolic(*S));
+  PetscCall(MatProductNumeric(*S)); /* the result's structure is known once assembled (MPI aij's symbolic phase leaves it unassembled) */
+  PetscFunctionReturn(0);
+}
+
+/* Whether an operand's nonzero structure moved since S was set up,
+   counting a nonzero that appeared where a diag operand's aij copy had no
+   entry (its refresh moves the operand's nonzero state): aij's numeric
+   phase would ignore it, S must be set up again. Collective. */
+PetscErrorCode OperandsRestructured(Mat C, const ToDiag *d, PetscBool *moved)
+{
+  Mat op[3];
+
+  PetscFunctionBegin;
+  OperandsOf(C, op);
+  *moved = PETSC_FALSE;
+  for (int i = 0; i < 3; i++) {
+    diag_product::Kind kind;
+    PetscObjectId      id;
+    if (!op[i]) continue;
+    PetscCall(diag_product::KindOf(op[i], &kind));
+    if (kind == diag_product::Kind::Diag) {
+      Mat companion;
+      PetscCall(MatDiagGetCompanion_Private(op[i], "a matrix product computed as aij's", &companion));
+    }
+    PetscCall(PetscObjectGetId((PetscObject)op[i], &id));
+    if (id != d->id[i] || op[i]->nonzerostate != d->nzstate[i]) *moved = PETSC_TRUE;
   }
   PetscFunctionReturn(0);
 }
@@ -187,9 +238,22 @@ PetscErrorCode ProductNumeric_ToDiag(Mat C)
   PetscCall(OperandsUnchanged(C, d, &same));
   if (same) PetscFunctionReturn(0); /* C holds S's values of these operands (the symbolic phase computed them) */
   OperandsOf(C, op);
-  /* MAT_REUSE_MATRIX may have given C new operands of the same types */
-  PetscCall(MatProductReplaceMats(op[0], op[1], op[2], d->S));
-  PetscCall(MatProductNumeric(d->S));
+  PetscBool moved;
+  PetscCall(OperandsRestructured(C, d, &moved));
+  if (moved) {
+    std::string *reason;
+    Mat          S;
+    PetscCall(PetscDiagQueryObject((PetscObject)C, kToDiag, &reason));
+    PetscCheck(reason, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: Galerkin product without its reason");
+    PetscCall(PetscInfo(C, "diag: MatProduct %s: an operand's nonzero structure changed: the aij product is set up again\n", MatProductTypes[C->product->type]));
+    PetscCall(ComputeS(C, reason->c_str(), &S));
+    PetscCall(MatDestroy(&d->S));
+    d->S = S;
+  } else {
+    /* MAT_REUSE_MATRIX may have given C new operands of the same types */
+    PetscCall(MatProductReplaceMats(op[0], op[1], op[2], d->S));
+    PetscCall(MatProductNumeric(d->S));
+  }
   PetscCall(RecordOperands(C, d));
   /* same structure: new values only (MatDiagInstallHm_Private keeps what depends on the structure) */
   const PetscObjectState nz = C->nonzerostate;
@@ -204,25 +268,25 @@ PetscErrorCode ProductSymbolic_ToDiag(Mat C)
   Mat_Product *p = C->product;
   Mat          S = nullptr, A = p->A;
   std::string *reason;
-  PetscBool    compact, cuda;
+  PetscBool    compact;
   ToDiag      *d;
-  const char  *prefix;
 
   PetscFunctionBegin;
   PetscCall(PetscDiagQueryObject((PetscObject)C, kToDiag, &reason));
   PetscCheck(reason, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: Galerkin product without its reason");
   const char *why = reason->c_str();
-  PetscCall(MatProductCreate(p->A, p->B, p->C, &S));
-  PetscCall(MatGetOptionsPrefix(C, &prefix));
-  PetscCall(MatSetOptionsPrefix(S, prefix));
-  PetscCall(MatProductSetType(S, p->type));
-  PetscCall(MatProductSetAlgorithm(S, p->alg));
-  PetscCall(MatProductSetFill(S, p->fill));
-  S->product->api_user = p->api_user;
-  PetscCall(MatDiagProductViaCompanion_Private(S, why));
-  PetscCheck(S->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: MatProduct %s of %s and %s: aij has no implementation either", MatProductTypes[p->type], ((PetscObject)p->A)->type_name, ((PetscObject)p->B)->type_name);
-  PetscCall(MatProductSymbolic(S));
-  PetscCall(MatProductNumeric(S)); /* the result's structure is known once assembled (MPI aij's symbolic phase leaves it unassembled) */
+  {
+    DiagGalerkinDevice how;
+    PetscCall(MatDiagGalerkinDeviceSymbolic_Private(C, &how));
+    if (how == DiagGalerkinDevice::Done) PetscFunctionReturn(0);
+    if (how == DiagGalerkinDevice::NotCompact) { /* known from the device's S: the product as aij's, without computing S again */
+      PetscCall(MatDiagProductViaCompanion_Private(C, why));
+      PetscCheck(C->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: aij product set-up lost");
+      PetscCall((*C->ops->productsymbolic)(C));
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(ComputeS(C, why, &S));
   PetscCall(MatDiagAIJIsCompact_Private(S, &compact));
   if (!compact) {
     PetscCall(PetscInfo(C, "diag: MatProduct %s: the result's diagonals are too many or too sparse for diag storage: it is computed and stored as aij\n", MatProductTypes[p->type]));
@@ -233,17 +297,8 @@ PetscErrorCode ProductSymbolic_ToDiag(Mat C)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(C, "diag: MatProduct %s computed as aij's, its result stored as %s (few full diagonals)\n", MatProductTypes[p->type], ((PetscObject)A)->type_name));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   {
-    PetscErrorCode ierr = MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N); /* the product's sizes are S's */
-    if (!ierr) ierr = MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG);
-    if (!ierr) {
-      ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
-      /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
-         before C is filled, as its assembly decides from them whether its values go to the GPU */
-      if (A->defaultvectype) ierr = MatSetVecType(C, A->defaultvectype);
-    }
-    if (!ierr) ierr = MatDiagSetFromOptionsOnly_Private(C);
+    PetscErrorCode ierr = MatDiagGalerkinResultSetUp_Private(C, A, S);
     if (!ierr) ierr = MatConvertFrom_Diag(S, ((PetscObject)C)->type_name, MAT_REUSE_MATRIX, &C);
     if (ierr) {
       PetscCall(MatDestroy(&S));
@@ -262,6 +317,26 @@ PetscErrorCode ProductSymbolic_ToDiag(Mat C)
 }
 
 } // namespace
+
+/* Makes C, the Galerkin product of the diag operator A whose aij result S
+   is compact, a diag matrix of A's type family (on the GPU for diagcuda,
+   with A's vector type) and S's sizes, ready to be filled. A refused set-up
+   leaves C unchanged or without a type. */
+PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat C, Mat A, Mat S)
+{
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N)); /* the product's sizes are S's */
+  PetscCall(MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG));
+  ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
+  /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
+     before C is filled, as its assembly decides from them whether its values go to the GPU */
+  if (A->defaultvectype) PetscCall(MatSetVecType(C, A->defaultvectype));
+  PetscCall(MatDiagSetFromOptionsOnly_Private(C));
+  PetscFunctionReturn(0);
+}
 
 /* Sets up the Galerkin product C (PtAP or RARt of a square diag operator)
    to store its result as diag when it has few full diagonals (see the top
