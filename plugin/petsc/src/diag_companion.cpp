@@ -279,6 +279,7 @@ PetscErrorCode MatDiagAIJPatternOnly_Private(Mat A, MatType type, Mat *B)
   PetscCall(MatSetSizes(*B, m, A->cmap->n, m, A->cmap->n));
   PetscCall(MatSetBlockSizesFromMats(*B, A, A));
   PetscCall(MatSetType(*B, type));
+  PetscCall(MatSetOption(*B, MAT_USE_INODES, PETSC_FALSE)); /* no inode scan of its rows: its values are not computed with on the host */
   PetscCall(MatSeqAIJSetPreallocation(*B, 0, rowptr.get()));
   if (rowptr[m]) PetscCall(MatSeqAIJSetColumnIndices(*B, colidx.get()));
   PetscCall(MatDiagAssembleInternal_Private(*B, [&]() -> PetscErrorCode {

@@ -15,7 +15,9 @@
      diag_companion.cpp) is built on the host once; an aijcusparse matrix
      with that pattern gets its values on the device, gathered from the
      operator's device diagonals (pdiag::cuda::hm_values_at_csr);
-   - P (a DMDA's interpolation is host aij) is copied to aijcusparse;
+   - P (a DMDA's interpolation is host aij) is copied to aijcusparse, or,
+     inside a PCMG set-up that converts its transfers to aijcusparse
+     (diag_mg.cpp), converted in place first;
    - S = PtAP of the two by aijcusparse (cuSPARSE SpGEMM), kept;
    - C's diagonals are S's (MatDiagAIJCompactOffsets_Private on S's host
      pattern, which aijcusparse keeps); its values are written on the device
@@ -219,6 +221,7 @@ PetscErrorCode Build(Mat C, GalerkinDevice *g, PetscBool *compact)
     g->a_nnz = (Index)info.nz_used;
   }
   PetscCall(FillOperatorCopy(A, g, PETSC_FALSE, NULL));
+  PetscCall(MatDiagMGTransferInPlace_Private(A, P, &p_cusparse)); /* PCMG's interpolation, converted as PCMG's set-up would next */
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &p_cusparse));
   if (p_cusparse) {
     PetscCall(PetscObjectReference((PetscObject)P));

@@ -517,6 +517,7 @@ PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat, Mat, Mat);
 /* diag_galerkin_device.cpp: a Galerkin product of a diag operator by
    cuSPARSE on the device; *how says what happened */
 enum class DiagGalerkinDevice { NotTaken, NotCompact, Done };
+PETSC_INTERN PetscErrorCode MatDiagMGTransferInPlace_Private(Mat, Mat, PetscBool *); /* diag_mg.cpp */
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);
 #else

@@ -98,12 +98,22 @@ PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscI
   PetscFunctionReturn(0);
 }
 
+/* The PCMG whose set-up (PETSc's) is running: its Galerkin products may
+   move their interpolation where the level computes before they use it
+   (MatDiagMGTransferInPlace_Private), as this file would right after. */
+PC mg_in_setup = nullptr;
+
 PetscErrorCode SetUp_MGDiag(PC pc)
 {
-  PC_MG *mg = (PC_MG *)pc->data;
+  PC_MG         *mg = (PC_MG *)pc->data;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall((*mg_wrap.setup)(pc));
+  PC outer    = mg_in_setup; /* a PCMG inside a level's smoother sets up inside this one */
+  mg_in_setup = pc;
+  ierr        = (*mg_wrap.setup)(pc);
+  mg_in_setup = outer;
+  PetscCall(ierr);
   if (!mg->levels) PetscFunctionReturn(0);
   for (PetscInt i = 1; i < mg->nlevels; i++) {
     PC_MG_Levels *l = mg->levels[i];
@@ -121,6 +131,31 @@ PetscErrorCode SetUp_MGDiag(PC pc)
 }
 
 } // namespace
+
+/* Called by a Galerkin product P^T A P computed on the GPU
+   (diag_galerkin_device.cpp) with its operands: inside a PCMG set-up, when
+   the transfers into a level with operator A are to be aijcusparse (see
+   the top) and P is host aij, P is converted in place now, so that the
+   product uses it there instead of a private device copy (the finest
+   interpolation at 257^3 is 1.6 GB on the host; a copy and then this
+   file's own conversion would move it twice). *converted says whether P
+   was. Not collective (sequential products only). */
+PetscErrorCode MatDiagMGTransferInPlace_Private(Mat A, Mat P, PetscBool *converted)
+{
+  char      type[64];
+  PetscBool plain;
+
+  PetscFunctionBegin;
+  *converted = PETSC_FALSE;
+  if (!mg_in_setup) PetscFunctionReturn(0);
+  PetscCall(TransferType(mg_in_setup, A, type, sizeof(type)));
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJ, &plain));
+  if (!type[0] || !plain) PetscFunctionReturn(0);
+  PetscCall(PetscInfo(P, "diag: PCMG interpolation converted from %s to %s for the Galerkin product on the GPU, where the level's diag operator computes\n", ((PetscObject)P)->type_name, type));
+  PetscCall(MatConvert(P, type, MAT_INPLACE_MATRIX, &P));
+  *converted = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
 
 /* Wraps PCMG's set-up (see above; diag_pc_setup_wrap.hpp). */
 PetscErrorCode MatDiagRegisterMG_Private(void)
