@@ -209,7 +209,7 @@ PetscErrorCode Build(Mat C, GalerkinDevice *g, PetscBool *compact)
   Mat_Product       *p = C->product;
   Mat                A = p->A, P = p->B;
   std::vector<Index> offs;
-  PetscBool          p_cusparse;
+  PetscBool          p_cusparse, converted;
   const char        *prefix;
 
   PetscFunctionBegin;
@@ -221,7 +221,7 @@ PetscErrorCode Build(Mat C, GalerkinDevice *g, PetscBool *compact)
     g->a_nnz = (Index)info.nz_used;
   }
   PetscCall(FillOperatorCopy(A, g, PETSC_FALSE, NULL));
-  PetscCall(MatDiagMGTransferInPlace_Private(A, P, &p_cusparse)); /* PCMG's interpolation, converted as PCMG's set-up would next */
+  PetscCall(MatDiagMGTransferInPlace_Private(A, P, &converted)); /* PCMG's interpolation, converted as PCMG's set-up would next */
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &p_cusparse));
   if (p_cusparse) {
     PetscCall(PetscObjectReference((PetscObject)P));
