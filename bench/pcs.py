@@ -89,7 +89,7 @@ def parse(text, nprocs=1):
     m = re.findall(r"Linear solve (converged|did not converge) due to (\S+) iterations (\d+)", text)
     if m:
         r["reason"], r["its"] = m[-1][1], int(m[-1][2])
-    m = re.search(r"Using [Pp]etsc Release Version (\S+?),", text)
+    m = re.search(r"Using (?:PETSc|[Pp]etsc) Release Version (\S+?),", text)  # 3.25 writes "PETSc"
     if m:
         r["petsc"] = m.group(1)
     for name, key in (("PCSetUp", "pcsetup_s"), ("KSPSolve", "kspsolve_s")):
