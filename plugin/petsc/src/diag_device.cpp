@@ -133,6 +133,27 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
   PetscFunctionReturn(0);
 }
 
+/* A matrix whose full values were just computed on the device (a Galerkin
+   product's result, diag_galerkin_device.cpp) gets what an upload would
+   have given it: its host copy brought back (the next coarser product
+   reads it anyway) and, with -mat_diag_compress_constant, the compressed
+   form of its constant diagonals on the device when that is smaller, which
+   its products then read (a constant-coefficient operator's coarse levels
+   read a few values instead of 27 diagonals); the full device values stay. */
+PetscErrorCode MatDiagDeviceCompressComputed_Private(Mat A)
+{
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = a->dev;
+  PetscBool   used;
+
+  PetscFunctionBegin;
+  if (!d.hm || !a->compress_constant || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceUploadCompressed(a, &used));
+  d.compressed = used ? true : false;
+  PetscFunctionReturn(0);
+}
+
 /* A product computed on the GPU leaves its result's host values
    unallocated (host_deferred) until a host operation needs them: then they
    are allocated here (zeros; the caller downloads if the device has them). */

@@ -22,7 +22,9 @@
    - C's diagonals are S's (MatDiagAIJCompactOffsets_Private on S's host
      pattern, which aijcusparse keeps); its values are written on the device
      from S's device CSR (pdiag::cuda::hm_set_from_csr), so C lives on the
-     device (host values deferred until a host operation needs them).
+     device; its host copy is then brought back (the next coarser product
+     reads it) and its constant diagonals compressed on the device as an
+     upload would (MatDiagDeviceCompressComputed_Private).
 
    The numeric phase (MAT_REUSE_MATRIX, new operator values) writes the
    operator's values into the same aijcusparse copy, recomputes S with
@@ -184,6 +186,7 @@ PetscErrorCode FillResult(Mat C, GalerkinDevice *g)
   DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
   PetscCheck(misses == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: %llu entries of the Galerkin product lie off the diagonals taken from its pattern", misses);
   PetscCall(MatDiagDeviceValuesWritten_Private(C));
+  PetscCall(MatDiagDeviceCompressComputed_Private(C)); /* as the host path's upload would: constant diagonals compressed */
   PetscCall(PetscObjectStateIncrease((PetscObject)C));
   PetscFunctionReturn(0);
 }

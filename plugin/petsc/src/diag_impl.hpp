@@ -253,6 +253,7 @@ PETSC_INTERN PetscBool      MatDiagOnDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValues_Private(Mat, const Index **, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceOutput_Private(Mat, const Index **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagDeviceCompressComputed_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat, const PetscScalar[], InsertMode, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagScaleDevice_Private(Mat, PetscScalar, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagShiftDevice_Private(Mat, PetscScalar, PetscBool *);
