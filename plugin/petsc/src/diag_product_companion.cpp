@@ -22,9 +22,14 @@
    algebraic prolongator from GAMG), the product is set up again as an aij
    one, as above, and S, computed once, is dropped. Each numeric phase
    recomputes S (skipped when the operands did not change since S was last
-   computed) and refills the diag result's values; its structure is rebuilt
-   only if S's changed. -mat_diag_product_to_diag false (the operator's
-   options) keeps aij results. */
+   computed; set up again when an operand's nonzero structure moved, e.g. a
+   nonzero where the operator's aij copy had no entry, which aij's numeric
+   phase would drop) and refills the diag result's values; its structure
+   is rebuilt only if S's changed. -mat_diag_product_to_diag false (the
+   operator's options) keeps aij results. A PtAP of a sequential operator
+   used with CUDA vectors is computed on the GPU instead
+   (diag_galerkin_device.cpp), S by cuSPARSE; when that S is not compact,
+   the aij set-up follows without computing S here. */
 #include "diag_product_common.hpp"
 
 #include <string>
