@@ -470,6 +470,12 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
     }
     PetscCall(PetscOptionsBool("-mat_diag_cuda_graphs", "With CUDA vectors, level-scheduled solves and SOR sweeps replay a CUDA graph of their launches (false: one launch per level)", "MATDIAG", graphs, &graphs, NULL));
   }
+  { /* read where they act (the numeric factorization, a Galerkin product's set-up): listed here for -help */
+    PetscBool factor_device = PETSC_TRUE, galerkin_device = PETSC_TRUE, to_diag = PETSC_TRUE;
+    PetscCall(PetscOptionsBool("-mat_diag_factor_device", "With CUDA vectors, the numeric ILU(0)/ICC(0) factorization on the GPU by levels (false: on the host)", "MATDIAG", factor_device, &factor_device, NULL));
+    PetscCall(PetscOptionsBool("-mat_diag_product_to_diag", "Galerkin products (PtAP, RARt) with few full diagonals stored as diag (false: as aij)", "MATDIAG", to_diag, &to_diag, NULL));
+    PetscCall(PetscOptionsBool("-mat_diag_galerkin_device", "With CUDA vectors, a sequential Galerkin product PtAP by cuSPARSE on the GPU, its result diag on the device (false: as aij's on the host)", "MATDIAG", galerkin_device, &galerkin_device, NULL));
+  }
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatDiagSetStorage(A, storage));
   PetscFunctionReturn(0);
