@@ -119,6 +119,40 @@ inline bool IsDiag(Mat M)
   return flg;
 }
 
+/* Times the event `name` has begun on this process (main stage). */
+inline PetscErrorCode EventCount(const char *name, int *count)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  *count = 0; /* set on every path (an error return too) */
+  PetscCall(PetscLogEventGetId(name, &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+  *count = info.count;
+  PetscFunctionReturn(0);
+}
+
+/* || X - R ||_F / || R ||_F (|| X - R ||_F when R is zero), X and R of any
+   types (compared through aij copies). */
+inline PetscErrorCode MatRelDiff(Mat X, Mat R, PetscReal *rel)
+{
+  Mat       Xa, Ra;
+  PetscReal nd, nr;
+
+  PetscFunctionBeginUser;
+  *rel = PETSC_INFINITY; /* set on every path: an error return leaves a value no check accepts */
+  PetscCall(MatConvert(X, MATAIJ, MAT_INITIAL_MATRIX, &Xa));
+  PetscCall(MatConvert(R, MATAIJ, MAT_INITIAL_MATRIX, &Ra));
+  PetscCall(MatAXPY(Xa, -1.0, Ra, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(Xa, NORM_FROBENIUS, &nd));
+  PetscCall(MatNorm(Ra, NORM_FROBENIUS, &nr));
+  PetscCall(MatDestroy(&Xa));
+  PetscCall(MatDestroy(&Ra));
+  *rel = nr > 0 ? nd / nr : nd;
+  PetscFunctionReturn(0);
+}
+
 inline PetscErrorCode Assemble(Mat M)
 {
   PetscFunctionBeginUser;

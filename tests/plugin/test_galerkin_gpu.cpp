@@ -32,19 +32,6 @@ namespace {
 
 bool g_device = true; /* false with -host_check */
 
-/* Times the event `name` has begun (main stage). */
-PetscErrorCode EventCount(const char *name, int *count)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId(name, &ev));
-  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
-  *count = info.count;
-  PetscFunctionReturn(0);
-}
-
 const char *TypeName(Mat M)
 {
   MatType type = "";
@@ -83,24 +70,6 @@ PetscErrorCode StencilOperator(DM da, unsigned seed, Mat *A)
   PetscFunctionReturn(0);
 }
 
-/* ||X - Y||_F / ||Y||_F for any two matrix types (through aij). */
-PetscErrorCode RelDiff(Mat X, Mat Y, PetscReal *rel)
-{
-  Mat       Xa, Ya;
-  PetscReal ny, nd;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatConvert(X, MATAIJ, MAT_INITIAL_MATRIX, &Xa));
-  PetscCall(MatConvert(Y, MATAIJ, MAT_INITIAL_MATRIX, &Ya));
-  PetscCall(MatNorm(Ya, NORM_FROBENIUS, &ny));
-  PetscCall(MatAXPY(Xa, -1.0, Ya, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(Xa, NORM_FROBENIUS, &nd));
-  *rel = nd / (ny > 0 ? ny : 1.0);
-  PetscCall(MatDestroy(&Xa));
-  PetscCall(MatDestroy(&Ya));
-  PetscFunctionReturn(0);
-}
-
 /* aij's P^T A P on the host (A through aij). */
 PetscErrorCode ReferencePtAP(Mat A, Mat P, Mat *C)
 {
@@ -120,7 +89,7 @@ PetscErrorCode CheckAgainst(Mat C, Mat ref, const std::string &cs, const std::st
   PetscReal rel;
 
   PetscFunctionBeginUser;
-  PetscCall(RelDiff(C, ref, &rel));
+  PetscCall(MatRelDiff(C, ref, &rel));
   PetscCall(Record(rel <= 1e-13, cs, what + " equals aij's product", Fmt("relative difference %g", (double)rel)));
   PetscFunctionReturn(0);
 }
@@ -164,7 +133,7 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, MatType type)
   PetscCall(Record(after == before, cs, "-mat_diag_galerkin_device 0 keeps the product on the host"));
   {
     PetscReal rel;
-    PetscCall(RelDiff(C, Chost, &rel));
+    PetscCall(MatRelDiff(C, Chost, &rel));
     PetscCall(Record(rel <= 1e-13, cs, "the device and host paths give the same product", Fmt("relative difference %g", (double)rel)));
   }
   PetscCall(MatDestroy(&Chost));

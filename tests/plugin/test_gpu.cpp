@@ -15,6 +15,7 @@
 #include <petscksp.h>
 
 #include "petsc_compat.hpp"
+#include "plugin_testing.hpp" /* EventCount only: this test keeps its own counters */
 
 #include <cuda_runtime_api.h>
 
@@ -28,6 +29,8 @@
 #include <vector>
 
 namespace {
+
+using plugin_testing::EventCount;
 
 int     passed = 0, failed = 0;
 VecType device_vec = VECCUDA; /* VECSTANDARD with -host_check: the same comparisons without a GPU */
@@ -175,19 +178,6 @@ PetscErrorCode CompareProducts(Mat A, const std::string &name)
   Check(RelDiff(yd, yh) <= 1e-12, name + " MatMult bound to CPU");
   PetscCall(MatBindToCPU(A, PETSC_FALSE));
   for (Vec *v : {&xh, &yh, &zh, &xth, &yth, &zth, &xd, &yd, &zd, &xtd, &ytd, &ztd}) PetscCall(VecDestroy(v));
-  PetscFunctionReturn(0);
-}
-
-/* Times the event `name` has begun on this process (main stage). */
-PetscErrorCode EventCount(const char *name, int *count)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId(name, &ev));
-  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
-  *count = info.count;
   PetscFunctionReturn(0);
 }
 

@@ -100,22 +100,6 @@ PetscErrorCode CheckVec(Vec u, Vec ref, const std::string &cs, const std::string
 
 bool Close(PetscReal a, PetscReal b) { return PetscAbsReal(a - b) <= kTol * PetscMax(PetscAbsReal(b), 1.0); }
 
-/* || X - R ||_F / || R ||_F with X converted to aij (R is aij). */
-PetscErrorCode MatRelDiff(Mat X, Mat R, PetscReal *rel)
-{
-  Mat       C;
-  PetscReal nd, nr;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatConvert(X, MATAIJ, MAT_INITIAL_MATRIX, &C));
-  PetscCall(MatAXPY(C, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
-  PetscCall(MatDestroy(&C));
-  *rel = nr > 0 ? nd / nr : nd;
-  PetscFunctionReturn(0);
-}
-
 /* D (expected diag unless want_type says otherwise) equals the aij R: as
    matrices, and through MatMult and MatMultTranspose (which also exercise
    the ghost exchange rebuilt after any structure change). */
