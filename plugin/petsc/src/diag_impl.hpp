@@ -6,6 +6,7 @@
 
 #include <petsc/private/matimpl.h>
 #include <petscdiag.h>
+#include <petscpc.h>
 
 #include "petsc_compat.hpp"
 
@@ -519,6 +520,11 @@ PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat, Mat, Mat);
    cuSPARSE on the device; *how says what happened */
 enum class DiagGalerkinDevice { NotTaken, NotCompact, Done };
 PETSC_INTERN PetscErrorCode MatDiagMGTransferInPlace_Private(Mat, Mat, PetscBool *); /* diag_mg.cpp */
+#if defined(PDIAG_PETSC_CUDA)
+/* diag_mg_structured.cpp: PCMG's DMDA Q1 interpolation from its formula */
+PETSC_INTERN PetscErrorCode MatDiagMGStructuredTransfer_Private(PC, PetscInt);
+PETSC_INTERN PetscErrorCode MatDiagIsStructuredTransfer_Private(Mat, PetscBool *);
+#endif
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);
 #else

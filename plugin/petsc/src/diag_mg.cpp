@@ -18,7 +18,9 @@
    (seqaij, mpiaij) to aijcusparse. -info reports each conversion.
    -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
    instead, for any level with a diag operator ("none": no conversion);
-   with host vectors the transfers are left alone by default. */
+   with host vectors the transfers are left alone by default. A DMDA's Q1
+   interpolation then runs its products from its formula
+   (diag_mg_structured.cpp). */
 #include "diag_pc_setup_wrap.hpp"
 
 #include <petsc/private/pcmgimpl.h>
@@ -126,6 +128,9 @@ PetscErrorCode SetUp_MGDiag(PC pc)
     /* PCMG restricts by P^T when the restriction is the interpolation */
     PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i, l->restrct == l->interpolate ? PETSC_TRUE : PETSC_FALSE));
     if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i, PETSC_FALSE));
+#if defined(PDIAG_PETSC_CUDA)
+    PetscCall(MatDiagMGStructuredTransfer_Private(pc, i)); /* a DMDA's Q1 interpolation: from its formula */
+#endif
   }
   PetscFunctionReturn(0);
 }

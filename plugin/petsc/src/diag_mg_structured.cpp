@@ -1,0 +1,273 @@
+/* PCMG's grid transfers from their formula: a DMDA's Q1 interpolation of a
+   2:1 vertex-centred refinement, applied by diag's structured kernels
+   (pdiag::cuda::vertex_q1_prolong / _restrict, kernels/src/transfer.cu)
+   instead of cuSPARSE's products with the stored matrix.
+
+   diag_mg.cpp converts the transfers into a level with a diag operator on
+   the GPU to aijcusparse. A V-cycle then interpolates with MatMultAdd and
+   restricts with MatMultTranspose of that matrix: at 257^3 its finest
+   interpolation holds 57 million entries (690 MB of values and column
+   indices) that each product reads, where the product moves only its
+   vectors (about 0.3 GB). When the matrix is exactly that interpolation
+   (one process; both levels' DMs DMDAs with one degree of freedom, not
+   periodic, the fine grid 2n - 1 points where the coarse has n; every
+   stored entry checked against the formula, csr_is_vertex_q1), its four
+   products (MatMult, MatMultAdd, MatMultTranspose, MatMultTransposeAdd)
+   are set, with MatSetOperation, to the structured kernels with CUDA
+   vectors. The matrix stays the aijcusparse matrix it was: PCMG's Galerkin
+   products (MatPtAP) still use its entries, MatView shows them, and any
+   other operation is aijcusparse's. The products fall back to
+   aijcusparse's own when the vectors are not CUDA vectors, the matrix is
+   bound to the CPU, or its values changed after the check (its object
+   state moved).
+
+   -pc_mg_diag_structured_transfer false (with the PC's prefix) leaves the
+   products to aijcusparse. -info reports each level that takes them. */
+#include "diag_impl.hpp"
+
+#if defined(PDIAG_PETSC_CUDA)
+#include "diag_cuda.hpp"
+
+#include "pdiag/transfer.hpp"
+
+#include <petsc/private/kspimpl.h>
+#include <petsc/private/pcmgimpl.h>
+#include <petscdmda.h>
+
+namespace {
+
+using MultOp    = PetscErrorCode (*)(Mat, Vec, Vec);
+using MultAddOp = PetscErrorCode (*)(Mat, Vec, Vec, Vec);
+
+/* What a transfer whose products run from the formula keeps (composed on
+   it): the refinement, the object state its entries were checked in, and
+   its own products for the fallback. */
+struct StructuredTransfer {
+  pdiag::VertexGrids g;
+  PetscObjectState   checked_state = 0;
+  PetscLogDouble     flops         = 0; /* logged per product: those of the stored matrix's product it replaces */
+  MultOp             mult = nullptr, mult_transpose = nullptr;
+  MultAddOp          mult_add = nullptr, mult_transpose_add = nullptr;
+};
+
+constexpr const char kComposedName[] = "MatDiagStructuredTransfer";
+
+PetscErrorCode GetStructuredTransfer(Mat P, StructuredTransfer **t)
+{
+  return PetscDiagQueryObject((PetscObject)P, kComposedName, t);
+}
+
+PetscErrorCode IsCUDAVec(Vec v, PetscBool *cuda)
+{
+  PetscFunctionBegin;
+  *cuda = PETSC_FALSE;
+  if (v) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the formula may compute P's product with these vectors now. */
+PetscErrorCode UseFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Vec z, PetscBool *use)
+{
+  PetscObjectState state;
+  PetscBool        cx, cy, cz = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *use = PETSC_FALSE;
+  if (!t || P->boundtocpu) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)P, &state));
+  if (state != t->checked_state) PetscFunctionReturn(0);
+  PetscCall(IsCUDAVec(x, &cx));
+  PetscCall(IsCUDAVec(y, &cy));
+  if (z) PetscCall(IsCUDAVec(z, &cz));
+  *use = (cx && cy && cz) ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* y = P x + z (z may be null or y) or y = P^T x + z, from the formula. */
+PetscErrorCode ApplyFormula(const StructuredTransfer *t, Vec x, Vec z, Vec y, bool transpose)
+{
+  const PetscScalar *xd, *zd = nullptr;
+  PetscScalar       *yd;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
+  if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
+  else PetscCall(VecCUDAGetArrayWrite(y, &yd));
+  if (z == y) zd = yd;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (transpose) DiagCallCUDA(pdiag::cuda::vertex_q1_restrict(t->g, xd, yd, zd, PetscDefaultCudaStream));
+  else DiagCallCUDA(pdiag::cuda::vertex_q1_prolong(t->g, xd, yd, zd, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(t->flops));
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+  if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
+  if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
+  else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
+{
+  StructuredTransfer *t;
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructuredTransfer(P, &t));
+  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
+  PetscCall(UseFormula(P, t, x, y, nullptr, &use));
+  if (use) PetscCall(ApplyFormula(t, x, nullptr, y, false));
+  else PetscCall((*t->mult)(P, x, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
+{
+  StructuredTransfer *t;
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructuredTransfer(P, &t));
+  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
+  PetscCall(UseFormula(P, t, x, y, z, &use));
+  if (use) PetscCall(ApplyFormula(t, x, z, y, false));
+  else PetscCall((*t->mult_add)(P, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultTranspose_StructuredTransfer(Mat P, Vec x, Vec y)
+{
+  StructuredTransfer *t;
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructuredTransfer(P, &t));
+  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
+  PetscCall(UseFormula(P, t, x, y, nullptr, &use));
+  if (use) PetscCall(ApplyFormula(t, x, nullptr, y, true));
+  else PetscCall((*t->mult_transpose)(P, x, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultTransposeAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
+{
+  StructuredTransfer *t;
+  PetscBool           use;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructuredTransfer(P, &t));
+  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
+  PetscCall(UseFormula(P, t, x, y, z, &use));
+  if (use) PetscCall(ApplyFormula(t, x, z, y, true));
+  else PetscCall((*t->mult_transpose_add)(P, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+/* Points per direction of the level solver's DM when it is a DMDA with one
+   degree of freedom and no periodic direction (*ok false otherwise). */
+PetscErrorCode LevelGrid(KSP ksp, Index points[3], PetscBool *ok)
+{
+  DM              dm = ksp ? ksp->dm : nullptr; /* KSPGetDM would make a DMShell where none is */
+  PetscBool       isda;
+  PetscInt        dim, M, N, P, dof;
+  DMBoundaryType  bx, by, bz;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  if (!dm) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+  if (!isda) PetscFunctionReturn(0);
+  PetscCall(DMDAGetInfo(dm, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, NULL, &bx, &by, &bz, NULL));
+  if (dof != 1 || bx == DM_BOUNDARY_PERIODIC || by == DM_BOUNDARY_PERIODIC || bz == DM_BOUNDARY_PERIODIC) PetscFunctionReturn(0);
+  points[0] = M, points[1] = dim > 1 ? N : 1, points[2] = dim > 2 ? P : 1;
+  *ok = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the sequential aij matrix T holds exactly the Q1 interpolation of g. */
+PetscErrorCode HoldsQ1Interpolation(Mat T, const pdiag::VertexGrids &g, PetscBool *holds)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *v;
+  PetscInt           n;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  *holds = PETSC_FALSE;
+  if (T->rmap->n != g.fine_points() || T->cmap->n != g.coarse_points()) PetscFunctionReturn(0);
+  PetscCall(MatGetRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (!done) PetscFunctionReturn(0);
+  PetscCall(MatSeqAIJGetArrayRead(T, &v));
+  *holds = pdiag::csr_is_vertex_q1(g, ia, ja, v) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MatSeqAIJRestoreArrayRead(T, &v));
+  PetscCall(MatRestoreRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+/* Level `level` of the PCMG pc: when its interpolation (also its
+   restriction) is a sequential aijcusparse matrix holding the Q1
+   interpolation between the DMDAs of levels level - 1 and level, its
+   products are set to the structured kernels (see the top). Not
+   collective. */
+PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
+{
+  PC_MG             *mg = (PC_MG *)pc->data;
+  PC_MG_Levels      *fine = mg->levels[level], *coarse = mg->levels[level - 1];
+  Mat                T    = fine->interpolate;
+  PetscBool          on = PETSC_TRUE, seqcuda, fine_ok, coarse_ok, holds;
+  StructuredTransfer probe, *done_already;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_structured_transfer", &on, NULL));
+  if (!on || !T || fine->restrct != T) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)T, MATSEQAIJCUSPARSE, &seqcuda));
+  if (!seqcuda) PetscFunctionReturn(0);
+  PetscCall(GetStructuredTransfer(T, &done_already));
+  if (done_already) { /* a later set-up: the same matrix, checked again if its entries changed */
+    PetscObjectState state;
+    PetscCall(PetscObjectStateGet((PetscObject)T, &state));
+    if (state == done_already->checked_state) PetscFunctionReturn(0);
+  }
+  PetscCall(LevelGrid(fine->smoothd, probe.g.fine, &fine_ok));
+  PetscCall(LevelGrid(coarse->smoothd, probe.g.coarse, &coarse_ok));
+  if (!fine_ok || !coarse_ok || !pdiag::is_vertex_refinement(probe.g)) PetscFunctionReturn(0);
+  PetscCall(HoldsQ1Interpolation(T, probe.g, &holds));
+  if (!holds) {
+    PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is not the DMDAs' Q1 interpolation; its products stay aijcusparse's\n", level));
+    PetscFunctionReturn(0);
+  }
+  if (done_already) {
+    PetscCall(PetscObjectStateGet((PetscObject)T, &done_already->checked_state));
+    PetscFunctionReturn(0);
+  }
+  MatInfo info;
+  PetscCall(MatGetInfo(T, MAT_LOCAL, &info));
+  auto *t  = new StructuredTransfer(probe);
+  t->flops = 2.0 * info.nz_used;
+  PetscCall(PetscObjectStateGet((PetscObject)T, &t->checked_state));
+  PetscCall(MatGetOperation(T, MATOP_MULT, (void (**)(void))&t->mult));
+  PetscCall(MatGetOperation(T, MATOP_MULT_ADD, (void (**)(void))&t->mult_add));
+  PetscCall(MatGetOperation(T, MATOP_MULT_TRANSPOSE, (void (**)(void))&t->mult_transpose));
+  PetscCall(MatGetOperation(T, MATOP_MULT_TRANSPOSE_ADD, (void (**)(void))&t->mult_transpose_add));
+  PetscCall(PetscDiagComposeObject((PetscObject)T, kComposedName, t));
+  PetscCall(MatSetOperation(T, MATOP_MULT, (void (*)(void))MatMult_StructuredTransfer));
+  PetscCall(MatSetOperation(T, MATOP_MULT_ADD, (void (*)(void))MatMultAdd_StructuredTransfer));
+  PetscCall(MatSetOperation(T, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_StructuredTransfer));
+  PetscCall(MatSetOperation(T, MATOP_MULT_TRANSPOSE_ADD, (void (*)(void))MatMultTransposeAdd_StructuredTransfer));
+  PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is the Q1 interpolation of %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " from %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " points: its products run from the formula\n", level, (PetscInt)probe.g.fine[0], (PetscInt)probe.g.fine[1], (PetscInt)probe.g.fine[2], (PetscInt)probe.g.coarse[0], (PetscInt)probe.g.coarse[1], (PetscInt)probe.g.coarse[2]));
+  PetscFunctionReturn(0);
+}
+
+/* Whether T's products run from the formula (tests). */
+PetscErrorCode MatDiagIsStructuredTransfer_Private(Mat T, PetscBool *structured)
+{
+  StructuredTransfer *t;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructuredTransfer(T, &t));
+  *structured = t ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+#endif
