@@ -28,8 +28,29 @@
 namespace {
 
 PetscErrorCode SetUp_MGDiag(PC);
+PetscErrorCode SetFromOptions_MGDiag(PC, DiagPCOptionItems);
 
-DiagPCSetUpWrap mg_wrap{PCMG, SetUp_MGDiag};
+DiagPCSetUpWrap mg_wrap{PCMG, SetUp_MGDiag, SetFromOptions_MGDiag};
+
+/* PETSc's PCMG options, then the plugin's (read again where they act, at
+   the set-up: listed here for -help and -options_left). */
+PetscErrorCode SetFromOptions_MGDiag(PC pc, DiagPCOptionItems PetscOptionsObject)
+{
+  char      type[64] = "";
+  PetscBool structured = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  PetscCall((*mg_wrap.options)(pc, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "PCMG with diag operators (petsc-diag)");
+  PetscCall(PetscOptionsString("-pc_mg_diag_transfer_type", "Type of the grid transfers into levels with a diag operator (default: aijcusparse with CUDA vectors; none: as PETSc made them)", "PCMG", type, type, sizeof(type), NULL));
+#if defined(PDIAG_PETSC_CUDA)
+  PetscCall(PetscOptionsBool("-pc_mg_diag_structured_transfer", "A DMDA's Q1 interpolation into a diag level with CUDA vectors applied from its formula (one process)", "PCMG", structured, &structured, NULL));
+#else
+  (void)structured;
+#endif
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
 
 /* The type the transfers into a level with operator A take, or "" for none. */
 PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)

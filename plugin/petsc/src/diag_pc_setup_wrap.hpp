@@ -2,7 +2,8 @@
    diag_asm.cpp). The plugin registers its own creation function under the
    PC type's name: it runs PETSc's creation, keeps PETSc's set-up function
    (the same for every PC of the type) and puts the plugin's in its place,
-   which calls PETSc's. PCs that reuse the type's creation and then set
+   which calls PETSc's; optionally its options function likewise (so that
+   -help lists the plugin's options of the type). PCs that reuse the type's creation and then set
    their own set-up (GAMG, HMG on PCMG) are not affected. */
 #pragma once
 
@@ -10,11 +11,27 @@
 
 #include <petsc/private/pcimpl.h>
 
+#include <utility>
+
+/* PCSetFromOptions' per-type function: its second argument is
+   PetscOptionItems * in PETSc 3.18 and PetscOptionItems (a pointer type)
+   in 3.25. */
+using DiagPCOptionsFn = decltype(std::declval<_PCOps>().setfromoptions);
+template <class F>
+struct DiagSecondArgument;
+template <class R, class A, class B>
+struct DiagSecondArgument<R (*)(A, B)> {
+  using type = B;
+};
+using DiagPCOptionItems = DiagSecondArgument<DiagPCOptionsFn>::type;
+
 struct DiagPCSetUpWrap {
   const char *type;                                /* the PC type whose set-up is wrapped */
   PetscErrorCode (*wrapper)(PC);                   /* the plugin's set-up; calls `setup` */
+  DiagPCOptionsFn options_wrapper = nullptr;       /* optional: the plugin's options of the type (for -help); calls `options` */
   PetscErrorCode (*create)(PC) = nullptr;          /* PETSc's creation */
   PetscErrorCode (*setup)(PC)  = nullptr;          /* PETSc's set-up, taken from the first PC created */
+  DiagPCOptionsFn options      = nullptr;          /* PETSc's options function, likewise */
 };
 
 template <DiagPCSetUpWrap &W>
@@ -25,6 +42,11 @@ PetscErrorCode DiagPCCreateWrapped(PC pc)
   if (!W.setup) W.setup = pc->ops->setup;
   PetscCheck(W.setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PC type %s changed its set-up function", W.type);
   pc->ops->setup = W.wrapper;
+  if (W.options_wrapper) {
+    if (!W.options) W.options = pc->ops->setfromoptions;
+    PetscCheck(W.options == pc->ops->setfromoptions, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PC type %s changed its options function", W.type);
+    pc->ops->setfromoptions = W.options_wrapper;
+  }
   PetscFunctionReturn(0);
 }
 
