@@ -523,7 +523,6 @@ PETSC_INTERN PetscErrorCode MatDiagMGTransferInPlace_Private(Mat, Mat, PetscBool
 #if defined(PDIAG_PETSC_CUDA)
 /* diag_mg_structured.cpp: PCMG's DMDA Q1 interpolation from its formula */
 PETSC_INTERN PetscErrorCode MatDiagMGStructuredTransfer_Private(PC, PetscInt);
-PETSC_INTERN PetscErrorCode MatDiagIsStructuredTransfer_Private(Mat, PetscBool *);
 #endif
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);

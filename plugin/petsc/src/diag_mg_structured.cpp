@@ -34,6 +34,8 @@
 #include <petsc/private/pcmgimpl.h>
 #include <petscdmda.h>
 
+#include <memory>
+
 namespace {
 
 using MultOp    = PetscErrorCode (*)(Mat, Vec, Vec);
@@ -244,14 +246,16 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   }
   MatInfo info;
   PetscCall(MatGetInfo(T, MAT_LOCAL, &info));
-  auto *t  = new StructuredTransfer(probe);
-  t->flops = 2.0 * info.nz_used;
+  std::unique_ptr<StructuredTransfer> owned(new StructuredTransfer(probe));
+  StructuredTransfer                 *t = owned.get();
+  t->flops                              = 2.0 * info.nz_used;
   PetscCall(PetscObjectStateGet((PetscObject)T, &t->checked_state));
   PetscCall(MatGetOperation(T, MATOP_MULT, (void (**)(void))&t->mult));
   PetscCall(MatGetOperation(T, MATOP_MULT_ADD, (void (**)(void))&t->mult_add));
   PetscCall(MatGetOperation(T, MATOP_MULT_TRANSPOSE, (void (**)(void))&t->mult_transpose));
   PetscCall(MatGetOperation(T, MATOP_MULT_TRANSPOSE_ADD, (void (**)(void))&t->mult_transpose_add));
   PetscCall(PetscDiagComposeObject((PetscObject)T, kComposedName, t));
+  owned.release(); /* T's now */
   PetscCall(MatSetOperation(T, MATOP_MULT, (void (*)(void))MatMult_StructuredTransfer));
   PetscCall(MatSetOperation(T, MATOP_MULT_ADD, (void (*)(void))MatMultAdd_StructuredTransfer));
   PetscCall(MatSetOperation(T, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMultTranspose_StructuredTransfer));
@@ -260,14 +264,4 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   PetscFunctionReturn(0);
 }
 
-/* Whether T's products run from the formula (tests). */
-PetscErrorCode MatDiagIsStructuredTransfer_Private(Mat T, PetscBool *structured)
-{
-  StructuredTransfer *t;
-
-  PetscFunctionBegin;
-  PetscCall(GetStructuredTransfer(T, &t));
-  *structured = t ? PETSC_TRUE : PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
 #endif

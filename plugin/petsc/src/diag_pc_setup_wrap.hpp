@@ -3,8 +3,9 @@
    PC type's name: it runs PETSc's creation, keeps PETSc's set-up function
    (the same for every PC of the type) and puts the plugin's in its place,
    which calls PETSc's; optionally its options function likewise (so that
-   -help lists the plugin's options of the type). PCs that reuse the type's creation and then set
-   their own set-up (GAMG, HMG on PCMG) are not affected. */
+   -help lists the plugin's options of the type). PCs that reuse the
+   type's creation and then set their own set-up (GAMG, HMG on PCMG) are
+   not affected. */
 #pragma once
 
 #include "diag_impl.hpp"
