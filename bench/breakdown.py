@@ -11,8 +11,10 @@ than pcs.py's.
 Which events are whose: with -dm_mat_type diag the level operators' MatMult,
 MatResidual, MatSolve (coarse LU) and MatSOR are diag's (GAMG: on the finest
 level only; its coarser levels are aijcusparse); the grid transfers
-(MatMultAdd, MatMultTranspose of the interpolation) are aijcusparse in both
-runs; Vec* events are PETSc's CUDA vectors in both.
+(MatMultAdd, MatMultTranspose of the interpolation) are aijcusparse's in
+the aijcusparse runs and, since 2026-11-27, diag's formula for a DMDA's
+interpolation in the diag runs (-pc_mg_diag_structured_transfer 0: aijcusparse's
+there too); Vec* events are PETSc's CUDA vectors in both.
 
 Environment: as bench/pcs.py (PCS_N, PCS_CASES, PCS_PCS, PCS_TYPES,
 PCS_TIMEOUT, PCS_BUDGET, PCS_EXTRA, BIN, LIB, OUT). Writes
