@@ -520,10 +520,8 @@ PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat, Mat, Mat);
    cuSPARSE on the device; *how says what happened */
 enum class DiagGalerkinDevice { NotTaken, NotCompact, Done };
 PETSC_INTERN PetscErrorCode MatDiagMGTransferInPlace_Private(Mat, Mat, PetscBool *); /* diag_mg.cpp */
-#if defined(PDIAG_PETSC_CUDA)
 /* diag_mg_structured.cpp: PCMG's DMDA Q1 interpolation from its formula */
 PETSC_INTERN PetscErrorCode MatDiagMGStructuredTransfer_Private(PC, PetscInt);
-#endif
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);
 #else

@@ -19,8 +19,8 @@
    -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
    instead, for any level with a diag operator ("none": no conversion);
    with host vectors the transfers are left alone by default. A DMDA's Q1
-   interpolation then runs its products from its formula
-   (diag_mg_structured.cpp). */
+   interpolation then runs its products from its formula, on the host or
+   the GPU (diag_mg_structured.cpp). */
 #include "diag_pc_setup_wrap.hpp"
 
 #include <petsc/private/pcmgimpl.h>
@@ -43,11 +43,7 @@ PetscErrorCode SetFromOptions_MGDiag(PC pc, DiagPCOptionItems PetscOptionsObject
   PetscCall((*mg_wrap.options)(pc, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "PCMG with diag operators (petsc-diag)");
   PetscCall(PetscOptionsString("-pc_mg_diag_transfer_type", "Type of the grid transfers into levels with a diag operator (default: aijcusparse with CUDA vectors; none: as PETSc made them)", "PCMG", type, type, sizeof(type), NULL));
-#if defined(PDIAG_PETSC_CUDA)
-  PetscCall(PetscOptionsBool("-pc_mg_diag_structured_transfer", "A DMDA's Q1 interpolation into a diag level with CUDA vectors applied from its formula (one process)", "PCMG", structured, &structured, NULL));
-#else
-  (void)structured;
-#endif
+  PetscCall(PetscOptionsBool("-pc_mg_diag_structured_transfer", "A DMDA's Q1 interpolation into a diag level applied from its formula (one process)", "PCMG", structured, &structured, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -145,13 +141,12 @@ PetscErrorCode SetUp_MGDiag(PC pc)
     if (!l || !l->smoothd) continue;
     PetscCall(KSPGetOperators(l->smoothd, &A, NULL));
     PetscCall(TransferType(pc, A, type, sizeof(type)));
-    if (!type[0]) continue;
-    /* PCMG restricts by P^T when the restriction is the interpolation */
-    PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i, l->restrct == l->interpolate ? PETSC_TRUE : PETSC_FALSE));
-    if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i, PETSC_FALSE));
-#if defined(PDIAG_PETSC_CUDA)
+    if (type[0]) {
+      /* PCMG restricts by P^T when the restriction is the interpolation */
+      PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i, l->restrct == l->interpolate ? PETSC_TRUE : PETSC_FALSE));
+      if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i, PETSC_FALSE));
+    }
     PetscCall(MatDiagMGStructuredTransfer_Private(pc, i)); /* a DMDA's Q1 interpolation: from its formula */
-#endif
   }
   PetscFunctionReturn(0);
 }

@@ -1,32 +1,35 @@
 /* PCMG's grid transfers from their formula: a DMDA's Q1 interpolation of a
    2:1 vertex-centred refinement, applied by diag's structured kernels
-   (pdiag::cuda::vertex_q1_prolong / _restrict, kernels/src/transfer.cu)
-   instead of cuSPARSE's products with the stored matrix.
+   (pdiag::vertex_q1_prolong / _restrict of pdiag/transfer.hpp on the host,
+   pdiag::cuda:: ones of kernels/src/transfer.cu on the GPU) instead of
+   sparse products with the stored matrix.
 
-   diag_mg.cpp converts the transfers into a level with a diag operator on
-   the GPU to aijcusparse. A V-cycle then interpolates with MatMultAdd and
-   restricts with MatMultTranspose of that matrix: at 257^3 its finest
-   interpolation holds 57 million entries (690 MB of values and column
-   indices) that each product reads, where the product moves only its
-   vectors (about 0.3 GB). When the matrix is exactly that interpolation
-   (one process; both levels' DMs DMDAs with one degree of freedom, not
+   A V-cycle interpolates with MatMultAdd and restricts with
+   MatMultTranspose of the level's interpolation: at 257^3 its finest level
+   holds 57 million entries (690 MB of values and column indices) that
+   each product reads, where the formula's product moves only its vectors
+   (about 0.3 GB). When the matrix is exactly that interpolation (one
+   process; both levels' DMs DMDAs with one degree of freedom, not
    periodic, the fine grid 2n - 1 points where the coarse has n; every
-   stored entry checked against the formula, csr_is_vertex_q1), its four
-   products (MatMult, MatMultAdd, MatMultTranspose, MatMultTransposeAdd)
-   are set, with MatSetOperation, to the structured kernels with CUDA
-   vectors. The matrix stays the aijcusparse matrix it was: PCMG's Galerkin
-   products (MatPtAP) still use its entries, MatView shows them, and any
-   other operation is aijcusparse's. The products fall back to
-   aijcusparse's own when the vectors are not CUDA vectors, the matrix is
-   bound to the CPU, or its values changed after the check (its object
-   state moved).
+   stored entry checked against the formula, csr_is_vertex_q1) and the
+   finer level's operator is diag, its four products (MatMult, MatMultAdd,
+   MatMultTranspose, MatMultTransposeAdd) are set, with MatSetOperation, to
+   the formula's: on the GPU for an aijcusparse matrix (diag_mg.cpp makes
+   the transfers of a diag level with CUDA vectors aijcusparse) with CUDA
+   vectors, on the host for a seqaij one with host vectors. The matrix
+   stays the aij matrix it was: PCMG's Galerkin products (MatPtAP) still
+   use its entries, MatView shows them, and any other operation is aij's.
+   The products fall back to the matrix's own for other vectors, when it
+   is bound to the CPU (aijcusparse), or when its values changed after the
+   check (its object state moved).
 
    -pc_mg_diag_structured_transfer false (with the PC's prefix) leaves the
-   products to aijcusparse. -info reports each level that takes them. */
+   products to the matrix. -info reports each level that takes them. */
 #include "diag_impl.hpp"
 
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
+#endif
 
 #include "pdiag/transfer.hpp"
 
@@ -59,39 +62,70 @@ PetscErrorCode GetStructuredTransfer(Mat P, StructuredTransfer **t)
   return PetscDiagQueryObject((PetscObject)P, kComposedName, t);
 }
 
-PetscErrorCode IsCUDAVec(Vec v, PetscBool *cuda)
+/* Where the formula computes P's product with these vectors now. */
+enum class Where { Fallback, Host, Device };
+
+PetscErrorCode VecsOfType(Vec x, Vec y, Vec z, const char *seq, const char *mpi, PetscBool *all)
 {
+  PetscBool same;
+
   PetscFunctionBegin;
-  *cuda = PETSC_FALSE;
-  if (v) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, cuda, VECSEQCUDA, VECMPICUDA, ""));
+  *all = PETSC_TRUE;
+  for (Vec v : {x, y, z}) {
+    if (!v) continue;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &same, seq, mpi, ""));
+    if (!same) *all = PETSC_FALSE;
+  }
   PetscFunctionReturn(0);
 }
 
-/* Whether the formula may compute P's product with these vectors now. */
-PetscErrorCode UseFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Vec z, PetscBool *use)
+PetscErrorCode WhereFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Vec z, Where *where)
 {
   PetscObjectState state;
-  PetscBool        cx, cy, cz = PETSC_TRUE;
+  PetscBool        all, host_matrix;
 
   PetscFunctionBegin;
-  *use = PETSC_FALSE;
-  if (!t || P->boundtocpu) PetscFunctionReturn(0);
+  *where = Where::Fallback;
+  if (!t) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)P, &state));
   if (state != t->checked_state) PetscFunctionReturn(0);
-  PetscCall(IsCUDAVec(x, &cx));
-  PetscCall(IsCUDAVec(y, &cy));
-  if (z) PetscCall(IsCUDAVec(z, &cz));
-  *use = (cx && cy && cz) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJ, &host_matrix));
+  if (host_matrix) {
+    PetscCall(VecsOfType(x, y, z, VECSEQ, VECMPI, &all));
+    if (all) *where = Where::Host;
+    PetscFunctionReturn(0);
+  }
+#if defined(PDIAG_PETSC_CUDA)
+  if (P->boundtocpu) PetscFunctionReturn(0); /* aijcusparse's own products run on the host then */
+  PetscCall(VecsOfType(x, y, z, VECSEQCUDA, VECMPICUDA, &all));
+  if (all) *where = Where::Device;
+#endif
   PetscFunctionReturn(0);
 }
 
 /* y = P x + z (z may be null or y) or y = P^T x + z, from the formula. */
-PetscErrorCode ApplyFormula(const StructuredTransfer *t, Vec x, Vec z, Vec y, bool transpose)
+PetscErrorCode ApplyFormula(const StructuredTransfer *t, Where where, Vec x, Vec z, Vec y, bool transpose)
 {
   const PetscScalar *xd, *zd = nullptr;
   PetscScalar       *yd;
 
   PetscFunctionBegin;
+  if (where == Where::Host) {
+    PetscCall(VecGetArrayRead(x, &xd));
+    if (z && z != y) PetscCall(VecGetArrayRead(z, &zd));
+    if (z == y) PetscCall(VecGetArray(y, &yd));
+    else PetscCall(VecGetArrayWrite(y, &yd));
+    if (z == y) zd = yd;
+    if (transpose) pdiag::vertex_q1_restrict(t->g, xd, yd, zd);
+    else pdiag::vertex_q1_prolong(t->g, xd, yd, zd);
+    PetscCall(PetscLogFlops(t->flops));
+    PetscCall(VecRestoreArrayRead(x, &xd));
+    if (z && z != y) PetscCall(VecRestoreArrayRead(z, &zd));
+    if (z == y) PetscCall(VecRestoreArray(y, &yd));
+    else PetscCall(VecRestoreArrayWrite(y, &yd));
+    PetscFunctionReturn(0);
+  }
+#if defined(PDIAG_PETSC_CUDA)
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
@@ -106,19 +140,20 @@ PetscErrorCode ApplyFormula(const StructuredTransfer *t, Vec x, Vec z, Vec y, bo
   if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
   else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+#endif
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
 {
   StructuredTransfer *t;
-  PetscBool           use;
+  Where               where;
 
   PetscFunctionBegin;
   PetscCall(GetStructuredTransfer(P, &t));
   PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(UseFormula(P, t, x, y, nullptr, &use));
-  if (use) PetscCall(ApplyFormula(t, x, nullptr, y, false));
+  PetscCall(WhereFormula(P, t, x, y, nullptr, &where));
+  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, nullptr, y, false));
   else PetscCall((*t->mult)(P, x, y));
   PetscFunctionReturn(0);
 }
@@ -126,13 +161,13 @@ PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
 PetscErrorCode MatMultAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
 {
   StructuredTransfer *t;
-  PetscBool           use;
+  Where               where;
 
   PetscFunctionBegin;
   PetscCall(GetStructuredTransfer(P, &t));
   PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(UseFormula(P, t, x, y, z, &use));
-  if (use) PetscCall(ApplyFormula(t, x, z, y, false));
+  PetscCall(WhereFormula(P, t, x, y, z, &where));
+  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, z, y, false));
   else PetscCall((*t->mult_add)(P, x, z, y));
   PetscFunctionReturn(0);
 }
@@ -140,13 +175,13 @@ PetscErrorCode MatMultAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
 PetscErrorCode MatMultTranspose_StructuredTransfer(Mat P, Vec x, Vec y)
 {
   StructuredTransfer *t;
-  PetscBool           use;
+  Where               where;
 
   PetscFunctionBegin;
   PetscCall(GetStructuredTransfer(P, &t));
   PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(UseFormula(P, t, x, y, nullptr, &use));
-  if (use) PetscCall(ApplyFormula(t, x, nullptr, y, true));
+  PetscCall(WhereFormula(P, t, x, y, nullptr, &where));
+  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, nullptr, y, true));
   else PetscCall((*t->mult_transpose)(P, x, y));
   PetscFunctionReturn(0);
 }
@@ -154,13 +189,13 @@ PetscErrorCode MatMultTranspose_StructuredTransfer(Mat P, Vec x, Vec y)
 PetscErrorCode MatMultTransposeAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
 {
   StructuredTransfer *t;
-  PetscBool           use;
+  Where               where;
 
   PetscFunctionBegin;
   PetscCall(GetStructuredTransfer(P, &t));
   PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(UseFormula(P, t, x, y, z, &use));
-  if (use) PetscCall(ApplyFormula(t, x, z, y, true));
+  PetscCall(WhereFormula(P, t, x, y, z, &where));
+  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, z, y, true));
   else PetscCall((*t->mult_transpose_add)(P, x, z, y));
   PetscFunctionReturn(0);
 }
@@ -208,24 +243,26 @@ PetscErrorCode HoldsQ1Interpolation(Mat T, const pdiag::VertexGrids &g, PetscBoo
 
 } // namespace
 
-/* Level `level` of the PCMG pc: when its interpolation (also its
-   restriction) is a sequential aijcusparse matrix holding the Q1
-   interpolation between the DMDAs of levels level - 1 and level, its
-   products are set to the structured kernels (see the top). Not
+/* Level `level` of the PCMG pc: when its operator is diag and its
+   interpolation (also its restriction) is a sequential aij or aijcusparse
+   matrix holding the Q1 interpolation between the DMDAs of levels level - 1
+   and level, its products are set to the formula's (see the top). Not
    collective. */
 PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
 {
   PC_MG             *mg = (PC_MG *)pc->data;
   PC_MG_Levels      *fine = mg->levels[level], *coarse = mg->levels[level - 1];
-  Mat                T    = fine->interpolate;
-  PetscBool          on = PETSC_TRUE, seqcuda, fine_ok, coarse_ok, holds;
+  Mat                T    = fine->interpolate, A = nullptr;
+  PetscBool          on = PETSC_TRUE, seq, isdiag, fine_ok, coarse_ok, holds;
   StructuredTransfer probe, *done_already;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetBool(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_structured_transfer", &on, NULL));
-  if (!on || !T || fine->restrct != T) PetscFunctionReturn(0);
-  PetscCall(PetscObjectTypeCompare((PetscObject)T, MATSEQAIJCUSPARSE, &seqcuda));
-  if (!seqcuda) PetscFunctionReturn(0);
+  if (!on || !T || fine->restrct != T || !fine->smoothd) PetscFunctionReturn(0);
+  PetscCall(KSPGetOperators(fine->smoothd, &A, NULL));
+  PetscCall(MatDiagIsDiag_Private(A, &isdiag));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)T, &seq, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  if (!isdiag || !seq) PetscFunctionReturn(0);
   PetscCall(GetStructuredTransfer(T, &done_already));
   if (done_already) { /* a later set-up: the same matrix, checked again if its entries changed */
     PetscObjectState state;
@@ -237,7 +274,7 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   if (!fine_ok || !coarse_ok || !pdiag::is_vertex_refinement(probe.g)) PetscFunctionReturn(0);
   PetscCall(HoldsQ1Interpolation(T, probe.g, &holds));
   if (!holds) {
-    PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is not the DMDAs' Q1 interpolation; its products stay aijcusparse's\n", level));
+    PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is not the DMDAs' Q1 interpolation; its products stay %s's\n", level, ((PetscObject)T)->type_name));
     PetscFunctionReturn(0);
   }
   if (done_already) {
@@ -263,5 +300,3 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is the Q1 interpolation of %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " from %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " points: its products run from the formula\n", level, (PetscInt)probe.g.fine[0], (PetscInt)probe.g.fine[1], (PetscInt)probe.g.fine[2], (PetscInt)probe.g.coarse[0], (PetscInt)probe.g.coarse[1], (PetscInt)probe.g.coarse[2]));
   PetscFunctionReturn(0);
 }
-
-#endif
