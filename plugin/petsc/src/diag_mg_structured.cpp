@@ -144,7 +144,9 @@ PetscErrorCode ApplyFormula(const StructuredTransfer *t, Where where, Vec x, Vec
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
+/* The four products: y = P x (+ z) or y = P^T x (+ z) from the formula
+   where it computes them now, else by the matrix's own operation. */
+PetscErrorCode Product(Mat P, Vec x, Vec z, Vec y, bool transpose)
 {
   StructuredTransfer *t;
   Where               where;
@@ -152,52 +154,31 @@ PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(GetStructuredTransfer(P, &t));
   PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(WhereFormula(P, t, x, y, nullptr, &where));
-  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, nullptr, y, false));
-  else PetscCall((*t->mult)(P, x, y));
+  PetscCall(WhereFormula(P, t, x, y, z, &where));
+  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, z, y, transpose));
+  else if (z) PetscCall((*(transpose ? t->mult_transpose_add : t->mult_add))(P, x, z, y));
+  else PetscCall((*(transpose ? t->mult_transpose : t->mult))(P, x, y));
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMult_StructuredTransfer(Mat P, Vec x, Vec y)
+{
+  return Product(P, x, nullptr, y, false);
 }
 
 PetscErrorCode MatMultAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
 {
-  StructuredTransfer *t;
-  Where               where;
-
-  PetscFunctionBegin;
-  PetscCall(GetStructuredTransfer(P, &t));
-  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(WhereFormula(P, t, x, y, z, &where));
-  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, z, y, false));
-  else PetscCall((*t->mult_add)(P, x, z, y));
-  PetscFunctionReturn(0);
+  return Product(P, x, z, y, false);
 }
 
 PetscErrorCode MatMultTranspose_StructuredTransfer(Mat P, Vec x, Vec y)
 {
-  StructuredTransfer *t;
-  Where               where;
-
-  PetscFunctionBegin;
-  PetscCall(GetStructuredTransfer(P, &t));
-  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(WhereFormula(P, t, x, y, nullptr, &where));
-  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, nullptr, y, true));
-  else PetscCall((*t->mult_transpose)(P, x, y));
-  PetscFunctionReturn(0);
+  return Product(P, x, nullptr, y, true);
 }
 
 PetscErrorCode MatMultTransposeAdd_StructuredTransfer(Mat P, Vec x, Vec z, Vec y)
 {
-  StructuredTransfer *t;
-  Where               where;
-
-  PetscFunctionBegin;
-  PetscCall(GetStructuredTransfer(P, &t));
-  PetscCheck(t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a structured grid transfer lost its data (a copy of its operations?)");
-  PetscCall(WhereFormula(P, t, x, y, z, &where));
-  if (where != Where::Fallback) PetscCall(ApplyFormula(t, where, x, z, y, true));
-  else PetscCall((*t->mult_transpose_add)(P, x, z, y));
-  PetscFunctionReturn(0);
+  return Product(P, x, z, y, true);
 }
 
 /* Points per direction of the level solver's DM when it is a DMDA with one
