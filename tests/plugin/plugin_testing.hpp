@@ -153,6 +153,24 @@ inline PetscErrorCode MatRelDiff(Mat X, Mat R, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
+/* || u - ref || / || ref || (|| u - ref || when ref is zero) in the norm
+   `type`. */
+inline PetscErrorCode VecRelDiff(Vec u, Vec ref, PetscReal *rel, NormType type = NORM_2)
+{
+  Vec       w;
+  PetscReal nd, nr;
+
+  PetscFunctionBeginUser;
+  *rel = PETSC_INFINITY; /* set on every path: an error return leaves a value no check accepts */
+  PetscCall(VecDuplicate(ref, &w));
+  PetscCall(VecWAXPY(w, -1.0, ref, u));
+  PetscCall(VecNorm(w, type, &nd));
+  PetscCall(VecNorm(ref, type, &nr));
+  PetscCall(VecDestroy(&w));
+  *rel = nr > 0 ? nd / nr : nd;
+  PetscFunctionReturn(0);
+}
+
 inline PetscErrorCode Assemble(Mat M)
 {
   PetscFunctionBeginUser;

@@ -93,21 +93,6 @@ PetscErrorCode StencilOperator(DM da, Mat *A)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RelDiff(Vec x, Vec ref, PetscReal *rel)
-{
-  Vec       d;
-  PetscReal nd, nr;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(ref, &d));
-  PetscCall(VecWAXPY(d, -1.0, ref, x));
-  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
-  PetscCall(VecNorm(ref, NORM_INFINITY, &nr));
-  *rel = nd / (nr > 0 ? nr : 1.0);
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
-
 /* A host aij copy of P (seqaij, values current). */
 PetscErrorCode HostCopy(Mat P, Mat *Ph)
 {
@@ -152,7 +137,7 @@ PetscErrorCode CheckProducts(Mat P, Mat Ph, bool aij_own, const std::string &cs,
     PetscFunctionBeginUser;
     PetscCall(VecDuplicate(ref, &back));
     PetscCall(VecCopy(y, back));
-    PetscCall(RelDiff(back, ref, &rel));
+    PetscCall(VecRelDiff(back, ref, &rel, NORM_INFINITY));
     worst = PetscMax(worst, rel);
     each += Fmt(" %.1e", (double)rel);
     PetscCall(VecDestroy(&back));
@@ -213,8 +198,8 @@ PetscErrorCode CheckScaled(Mat P, Mat Ph, const std::string &cs, const std::stri
   PetscCall(MatMultTranspose(P, xf, y2c));
   PetscCall(VecScale(y1f, 2.0));
   PetscCall(VecScale(y1c, 2.0));
-  PetscCall(RelDiff(y2f, y1f, &rf));
-  PetscCall(RelDiff(y2c, y1c, &rc));
+  PetscCall(VecRelDiff(y2f, y1f, &rf, NORM_INFINITY));
+  PetscCall(VecRelDiff(y2c, y1c, &rc, NORM_INFINITY));
   PetscCall(Record(PetscMax(rf, rc) <= 1e-14, cs, "after MatScale(P, 2) the products double" + lv, Fmt("relative differences %g, %g", (double)rf, (double)rc)));
   PetscCall(MatScale(Ph, 2.0));
   PetscCall(CheckProducts(P, Ph, true, cs, "after MatScale the products equal the host aij copy's, scaled" + lv));
@@ -289,7 +274,7 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, PetscInt levels)
     }
   }
   PetscCall(Record(its == its_off, cs, "the same iterations as with aijcusparse's transfers", Fmt("%d / %d", (int)its, (int)its_off)));
-  PetscCall(RelDiff(x, xoff, &rel));
+  PetscCall(VecRelDiff(x, xoff, &rel, NORM_INFINITY));
   PetscCall(Record(rel <= 1e-10, cs, "the same solution as with aijcusparse's transfers", Fmt("relative difference %g", (double)rel)));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(KSPDestroy(&off));

@@ -74,21 +74,6 @@ PetscErrorCode Name(Mat M, std::string *s)
 
 /* ---- comparisons --------------------------------------------------------- */
 
-PetscErrorCode VecRelDiff(Vec u, Vec ref, PetscReal *rel)
-{
-  Vec       w;
-  PetscReal nd, nr;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(ref, &w));
-  PetscCall(VecWAXPY(w, -1.0, ref, u));
-  PetscCall(VecNorm(w, NORM_2, &nd));
-  PetscCall(VecNorm(ref, NORM_2, &nr));
-  PetscCall(VecDestroy(&w));
-  *rel = nr > 0 ? nd / nr : nd;
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode CheckVec(Vec u, Vec ref, const std::string &cs, const std::string &op)
 {
   PetscReal rel = 0;

@@ -75,16 +75,10 @@ PetscErrorCode FillVec(Vec v, PetscInt seed)
 
 PetscErrorCode CheckVec(Vec u, Vec ref, const std::string &name, const std::string &op)
 {
-  Vec       w;
-  PetscReal nd, nr, rel = 0;
+  PetscReal rel = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(ref, &w));
-  PetscCall(VecWAXPY(w, -1.0, ref, u));
-  PetscCall(VecNorm(w, NORM_2, &nd));
-  PetscCall(VecNorm(ref, NORM_2, &nr));
-  PetscCall(VecDestroy(&w));
-  rel = nr > 0 ? nd / nr : nd;
+  PetscCall(VecRelDiff(u, ref, &rel));
   PetscCall(Record(rel <= kTol, name, op, Fmt("relative difference %.3e", (double)rel)));
   PetscFunctionReturn(0);
 }
