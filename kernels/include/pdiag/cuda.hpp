@@ -709,3 +709,25 @@ extern template cudaError_t vertex_q1_restrict<double>(const VertexGrids&, const
 extern template cudaError_t vertex_q1_restrict<float>(const VertexGrids&, const float*, float*, const float*, cudaStream_t);
 
 }  // namespace pdiag::cuda
+
+// ==== The Galerkin coarse operator of the Q1 interpolation ====
+
+#include "pdiag/galerkin_q1.hpp"
+
+namespace pdiag::cuda {
+
+/// C = P^T A P (pdiag::vertex_q1_galerkin of pdiag/galerkin_q1.hpp): A and
+/// C HM views of DEVICE arrays (C's diagonals those of
+/// vertex_q1_galerkin_offsets), one thread per coarse row. *failed (a
+/// device word the caller zeroes) becomes nonzero when a nonzero of A
+/// couples fine points more than one apart in some direction; C then
+/// means nothing. cudaErrorInvalidValue, nothing enqueued, for sizes that
+/// do not fit or a null `failed`.
+template <class T>
+cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmView<const T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream = nullptr);
+
+// Instantiated for double and float in kernels/src/galerkin_q1.cu.
+extern template cudaError_t vertex_q1_galerkin<double>(const VertexGrids&, const HmView<const double>&, const Q1Places&, const HmView<double>&, unsigned*, cudaStream_t);
+extern template cudaError_t vertex_q1_galerkin<float>(const VertexGrids&, const HmView<const float>&, const Q1Places&, const HmView<float>&, unsigned*, cudaStream_t);
+
+}  // namespace pdiag::cuda

@@ -171,6 +171,8 @@ class GridStencilPattern {
   /// Number of rows of the matrix (all grid points, all components).
   Index size() const { return num_.rank_start.back(); }
 
+  /// The stencil this pattern is of.
+  const GridStencil& stencil() const { return g_; }
   /// Whether (row, col), global indices in the grid's numbering, couple.
   bool contains(Index row, Index col) const {
     const Point r = point_of(row), c = point_of(col);
