@@ -1,15 +1,19 @@
 /* PCMG's DMDA interpolation from its formula (diag_mg_structured.cpp):
    Galerkin PCMG on a diag operator on 1D, 2D and 3D DMDAs (odd sizes, 2:1
-   vertex-centred coarsening), with CUDA vectors (the transfers
-   aijcusparse, the formula on the GPU) and, with -host_check, host vectors
-   (the transfers seqaij, the formula on the host; on any machine):
+   vertex-centred coarsening), with CUDA vectors (the formula on the GPU)
+   and, with -host_check, host vectors (the formula on the host; on any
+   machine):
    - every level's interpolation takes the structured products (the object
-     composed as "MatDiagStructuredTransfer"), and its MatMult,
-     MatMultAdd, MatMultTranspose and MatMultTransposeAdd (distinct and
-     aliased added vectors) equal those of a host aij copy of it;
+     composed as "MatDiagStructuredTransfer") and stays host aij (no
+     device copy), and its MatMult, MatMultAdd, MatMultTranspose and
+     MatMultTransposeAdd (distinct and aliased added vectors, of the
+     levels' type) equal those of a host aij copy of it;
    - the solve takes the same iterations as with
-     -pc_mg_diag_structured_transfer 0 (the matrix's own products), the
-     same solution to rounding, and that option leaves every level alone;
+     -pc_mg_diag_structured_transfer 0 (the matrix's own products, which
+     are aijcusparse's with CUDA vectors), the same solution to rounding,
+     and that option leaves every level alone; with CUDA vectors,
+     -pc_mg_diag_transfer_type aijcusparse converts the transfers, which
+     still run from the formula, the same iterations;
    - a transfer whose values change after the check (MatScale) gives the
      changed products (the matrix's own: the check no longer holds), twice
      the earlier ones and a host aij copy's;
@@ -25,6 +29,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <cstring>
 #include <string>
 
 using namespace plugin_testing;
@@ -93,6 +98,23 @@ PetscErrorCode StencilOperator(DM da, Mat *A)
   PetscFunctionReturn(0);
 }
 
+/* Vectors for P's columns (coarse) and rows (fine) of the levels' type:
+   CUDA vectors in the GPU run (P itself stays host aij there when its
+   products run from the formula), host vectors with -host_check. */
+PetscErrorCode LevelVecs(Mat P, Vec *coarse, Vec *fine)
+{
+  PetscInt m, n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(P, &m, &n));
+  PetscCall(VecCreate(PETSC_COMM_WORLD, coarse));
+  PetscCall(VecSetSizes(*coarse, n, PETSC_DETERMINE));
+  PetscCall(VecCreate(PETSC_COMM_WORLD, fine));
+  PetscCall(VecSetSizes(*fine, m, PETSC_DETERMINE));
+  for (Vec v : {*coarse, *fine}) PetscCall(VecSetType(v, g_device ? VECCUDA : VECSTANDARD));
+  PetscFunctionReturn(0);
+}
+
 /* A host aij copy of P (seqaij, values current). */
 PetscErrorCode HostCopy(Mat P, Mat *Ph)
 {
@@ -115,7 +137,7 @@ PetscErrorCode CheckProducts(Mat P, Mat Ph, bool aij_own, const std::string &cs,
   PetscReal   worst = 0, rel;
 
   PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(P, &xc, &xf));
+  PetscCall(LevelVecs(P, &xc, &xf));
   PetscCall(VecDuplicate(xc, &zc));
   PetscCall(VecDuplicate(xc, &yc));
   PetscCall(VecDuplicate(xf, &zf));
@@ -168,17 +190,16 @@ PetscErrorCode CheckProducts(Mat P, Mat Ph, bool aij_own, const std::string &cs,
 }
 
 /* P x and P^T y before and after MatScale(P, 2) (which moves P's state):
-   twice the values, on the device both times; then the four products
-   against Ph, P's host aij copy from before, scaled by 2 on the host (a
-   new conversion of P is not the reference: its values were scaled on the
-   device). */
+   twice the values (the formula's before, the matrix's own after); then
+   the four products against Ph, P's host aij copy from before, scaled by 2
+   on the host. */
 PetscErrorCode CheckScaled(Mat P, Mat Ph, const std::string &cs, const std::string &lv)
 {
   Vec       xc, xf, y1f, y2f, y1c, y2c;
   PetscReal rf, rc;
 
   PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(P, &xc, &xf));
+  PetscCall(LevelVecs(P, &xc, &xf));
   PetscCall(VecDuplicate(xf, &y1f));
   PetscCall(VecDuplicate(xf, &y2f));
   PetscCall(VecDuplicate(xc, &y1c));
@@ -256,6 +277,23 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, PetscInt levels)
   PetscCall(MGSolve(da, A, b, "on_", levels, &ksp, &x, &its));
   PetscCall(MGSolve(da, A, b, "off_", levels, &off, &xoff, &its_off));
   PetscCall(PetscOptionsClearValue(NULL, "-off_pc_mg_diag_structured_transfer"));
+  if (g_device) { /* a type asked for: converted, and still from the formula */
+    KSP      asked;
+    Vec      xa;
+    PetscInt its_asked;
+    PetscCall(PetscOptionsSetValue(NULL, "-asked_pc_mg_diag_transfer_type", MATAIJCUSPARSE));
+    PetscCall(MGSolve(da, A, b, "asked_", levels, &asked, &xa, &its_asked));
+    PetscCall(PetscOptionsClearValue(NULL, "-asked_pc_mg_diag_transfer_type"));
+    PetscCall(KSPGetPC(asked, &pc));
+    for (PetscInt l = 1; l < levels; l++) {
+      Mat P;
+      PetscCall(PCMGGetInterpolation(pc, l, &P));
+      PetscCall(Record(IsStructured(P) && !strcmp(TypeName(P), MATSEQAIJCUSPARSE), cs, "-pc_mg_diag_transfer_type aijcusparse: converted, and from the formula (level " + std::to_string(l) + ")", TypeName(P)));
+    }
+    PetscCall(Record(its_asked == its, cs, "-pc_mg_diag_transfer_type aijcusparse: the same iterations", Fmt("%d / %d", (int)its_asked, (int)its)));
+    PetscCall(KSPDestroy(&asked));
+    PetscCall(VecDestroy(&xa));
+  }
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(KSPGetPC(off, &pcoff));
   for (PetscInt l = 1; l < levels; l++) {
@@ -264,7 +302,9 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, PetscInt levels)
     PetscCall(PCMGGetInterpolation(pc, l, &P));
     PetscCall(PCMGGetInterpolation(pcoff, l, &Poff));
     PetscCall(Record(IsStructured(P), cs, std::string("the interpolation (") + TypeName(P) + ") takes the structured products" + lv));
+    PetscCall(Record(!strcmp(TypeName(P), MATSEQAIJ), cs, "the interpolation stays host aij (the formula needs no copy of it)" + lv, TypeName(P)));
     PetscCall(Record(!IsStructured(Poff), cs, "-pc_mg_diag_structured_transfer 0 leaves the interpolation to its own products" + lv));
+    PetscCall(Record(!strcmp(TypeName(Poff), g_device ? MATSEQAIJCUSPARSE : MATSEQAIJ), cs, std::string("-pc_mg_diag_structured_transfer 0: the interpolation ") + (g_device ? "converted to aijcusparse" : "host aij") + lv, TypeName(Poff)));
     {
       Mat Ph;
       PetscCall(HostCopy(P, &Ph));

@@ -471,9 +471,10 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
     PetscCall(PetscOptionsBool("-mat_diag_cuda_graphs", "With CUDA vectors, level-scheduled solves and SOR sweeps replay a CUDA graph of their launches (false: one launch per level)", "MATDIAG", graphs, &graphs, NULL));
   }
   { /* read where they act (the numeric factorization, a Galerkin product's set-up): listed here for -help */
-    PetscBool factor_device = PETSC_TRUE, galerkin_device = PETSC_TRUE, to_diag = PETSC_TRUE;
+    PetscBool factor_device = PETSC_TRUE, galerkin_device = PETSC_TRUE, galerkin_structured = PETSC_TRUE, to_diag = PETSC_TRUE;
     PetscCall(PetscOptionsBool("-mat_diag_factor_device", "With CUDA vectors, the numeric ILU(0)/ICC(0) factorization on the GPU by levels (false: on the host)", "MATDIAG", factor_device, &factor_device, NULL));
     PetscCall(PetscOptionsBool("-mat_diag_product_to_diag", "Galerkin products (PtAP, RARt) with few full diagonals stored as diag (false: as aij)", "MATDIAG", to_diag, &to_diag, NULL));
+    PetscCall(PetscOptionsBool("-mat_diag_galerkin_structured", "Inside PCMG, a Galerkin product PtAP with a DMDA's Q1 interpolation computed from the interpolation's formula and the operator's diagonals (one process; false: the general path)", "MATDIAG", galerkin_structured, &galerkin_structured, NULL));
     PetscCall(PetscOptionsBool("-mat_diag_galerkin_device", "With CUDA vectors, a sequential Galerkin product PtAP by cuSPARSE on the GPU, its result diag on the device (false: as aij's on the host)", "MATDIAG", galerkin_device, &galerkin_device, NULL));
   }
   PetscOptionsHeadEnd();
@@ -669,7 +670,7 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0;
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -688,6 +689,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagFactNumGPU", MAT_CLASSID, &MATDIAG_FactorNumericGPU));
   PetscCall(PetscLogEventRegister("MatDiagHalo", MAT_CLASSID, &MATDIAG_Halo));
   PetscCall(PetscLogEventRegister("MatDiagPtAPGPU", MAT_CLASSID, &MATDIAG_GalerkinGPU));
+  PetscCall(PetscLogEventRegister("MatDiagPtAPQ1", MAT_CLASSID, &MATDIAG_GalerkinQ1));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

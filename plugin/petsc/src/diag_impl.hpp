@@ -15,6 +15,7 @@
 #include "pdiag/convert.hpp"
 #include "pdiag/format.hpp"
 #include "pdiag/stencil.hpp"
+#include "pdiag/transfer.hpp"
 
 #include <map>
 #include <memory>
@@ -47,7 +48,7 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    an upload, device allocations of matrix storage, and the upload of an
    ILU(0)/ICC(0) factor and its level schedules, and the numeric
    factorization on the device (diag_factor_device.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU;
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
@@ -516,12 +517,18 @@ PETSC_INTERN PetscErrorCode MatDiagGridPattern_Private(Mat, const pdiag::GridSte
 PETSC_INTERN PetscErrorCode MatDiagProductViaCompanion_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatDiagProductToDiag_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat, Mat, Mat);
+PETSC_INTERN PetscErrorCode MatDiagGalerkinResultSetUpSized_Private(Mat, Mat, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode MatDiagGalerkinGeneralSymbolic_Private(Mat);
+/* diag_galerkin_structured.cpp: PtAP of a DMDA's Q1 interpolation from its formula */
+PETSC_INTERN PetscErrorCode MatDiagGalerkinStructuredSymbolic_Private(Mat, PetscBool *);
 /* diag_galerkin_device.cpp: a Galerkin product of a diag operator by
    cuSPARSE on the device; *how says what happened */
 enum class DiagGalerkinDevice { NotTaken, NotCompact, Done };
 PETSC_INTERN PetscErrorCode MatDiagMGTransferInPlace_Private(Mat, Mat, PetscBool *); /* diag_mg.cpp */
 /* diag_mg_structured.cpp: PCMG's DMDA Q1 interpolation from its formula */
-PETSC_INTERN PetscErrorCode MatDiagMGStructuredTransfer_Private(PC, PetscInt);
+PETSC_INTERN PetscErrorCode MatDiagMGStructuredTransfer_Private(PC, PetscInt, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagMGQ1Interpolation_Private(Mat, pdiag::VertexGrids *, PetscBool *);
+PETSC_INTERN PC             MatDiagMGInSetUp_Private(void); /* diag_mg.cpp */
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagGalerkinDeviceSymbolic_Private(Mat, DiagGalerkinDevice *);
 #else

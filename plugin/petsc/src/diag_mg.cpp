@@ -19,8 +19,11 @@
    -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
    instead, for any level with a diag operator ("none": no conversion);
    with host vectors the transfers are left alone by default. A DMDA's Q1
-   interpolation then runs its products from its formula, on the host or
-   the GPU (diag_mg_structured.cpp). */
+   interpolation runs its products from its formula, on the host or the
+   GPU (diag_mg_structured.cpp), which needs no copy of it where the level
+   computes: such a level's transfers stay host aij unless
+   -pc_mg_diag_transfer_type names a type (at 257^3 the finest
+   interpolation's conversion and upload moved 861 MB in the set-up). */
 #include "diag_pc_setup_wrap.hpp"
 
 #include <petsc/private/pcmgimpl.h>
@@ -48,13 +51,15 @@ PetscErrorCode SetFromOptions_MGDiag(PC pc, DiagPCOptionItems PetscOptionsObject
   PetscFunctionReturn(0);
 }
 
-/* The type the transfers into a level with operator A take, or "" for none. */
-PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)
+/* The type the transfers into a level with operator A take, or "" for
+   none; *asked: named by -pc_mg_diag_transfer_type. */
+PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len, PetscBool *asked)
 {
   PetscBool isdiag, set, cuda = PETSC_FALSE;
 
   PetscFunctionBegin;
   type[0] = 0;
+  *asked  = PETSC_FALSE;
   PetscCall(MatDiagIsDiag_Private(A, &isdiag));
   if (!isdiag) PetscFunctionReturn(0);
   PetscCall(PetscOptionsGetString(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_transfer_type", type, len, &set));
@@ -62,6 +67,7 @@ PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len)
     PetscBool none;
     PetscCall(PetscStrcmp(type, "none", &none));
     if (none) type[0] = 0;
+    *asked = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
@@ -138,15 +144,19 @@ PetscErrorCode SetUp_MGDiag(PC pc)
     PC_MG_Levels *l = mg->levels[i];
     Mat           A = nullptr;
     char          type[64];
+    PetscBool     asked, structured = PETSC_FALSE;
     if (!l || !l->smoothd) continue;
     PetscCall(KSPGetOperators(l->smoothd, &A, NULL));
-    PetscCall(TransferType(pc, A, type, sizeof(type)));
-    if (type[0]) {
+    PetscCall(TransferType(pc, A, type, sizeof(type), &asked));
+    /* a DMDA's Q1 interpolation runs from its formula, which needs no copy
+       where the level computes: converted only when a type was asked */
+    if (!asked) PetscCall(MatDiagMGStructuredTransfer_Private(pc, i, &structured));
+    if (type[0] && !structured) {
       /* PCMG restricts by P^T when the restriction is the interpolation */
       PetscCall(ConvertTransfer(l->interpolate, type, "interpolation", i, l->restrct == l->interpolate ? PETSC_TRUE : PETSC_FALSE));
       if (l->restrct != l->interpolate) PetscCall(ConvertTransfer(l->restrct, type, "restriction", i, PETSC_FALSE));
     }
-    PetscCall(MatDiagMGStructuredTransfer_Private(pc, i)); /* a DMDA's Q1 interpolation: from its formula */
+    if (asked) PetscCall(MatDiagMGStructuredTransfer_Private(pc, i, &structured));
   }
   PetscFunctionReturn(0);
 }
@@ -164,18 +174,24 @@ PetscErrorCode SetUp_MGDiag(PC pc)
 PetscErrorCode MatDiagMGTransferInPlace_Private(Mat A, Mat P, PetscBool *converted)
 {
   char      type[64];
-  PetscBool plain;
+  PetscBool plain, asked;
 
   PetscFunctionBegin;
   *converted = PETSC_FALSE;
   if (!mg_in_setup) PetscFunctionReturn(0);
-  PetscCall(TransferType(mg_in_setup, A, type, sizeof(type)));
+  PetscCall(TransferType(mg_in_setup, A, type, sizeof(type), &asked));
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJ, &plain));
   if (!type[0] || !plain) PetscFunctionReturn(0);
   PetscCall(PetscInfo(P, "diag: PCMG interpolation converted from %s to %s for the Galerkin product on the GPU, where the level's diag operator computes\n", ((PetscObject)P)->type_name, type));
   PetscCall(MatConvert(P, type, MAT_INPLACE_MATRIX, &P));
   *converted = PETSC_TRUE;
   PetscFunctionReturn(0);
+}
+
+/* The PCMG whose set-up (PETSc's) is running, or NULL (see mg_in_setup). */
+PC MatDiagMGInSetUp_Private(void)
+{
+  return mg_in_setup;
 }
 
 /* Wraps PCMG's set-up (see above; diag_pc_setup_wrap.hpp). */

@@ -14,14 +14,15 @@
    stored entry checked against the formula, csr_is_vertex_q1) and the
    finer level's operator is diag, its four products (MatMult, MatMultAdd,
    MatMultTranspose, MatMultTransposeAdd) are set, with MatSetOperation, to
-   the formula's: on the GPU for an aijcusparse matrix (diag_mg.cpp makes
-   the transfers of a diag level with CUDA vectors aijcusparse) with CUDA
-   vectors, on the host for a seqaij one with host vectors. The matrix
+   the formula's: on the GPU with CUDA vectors (the matrix seqaij, which
+   diag_mg.cpp then leaves on the host, or aijcusparse), on the host for a
+   seqaij one with host vectors. The matrix
    stays the aij matrix it was: PCMG's Galerkin products (MatPtAP) still
    use its entries, MatView shows them, and any other operation is aij's.
    The products fall back to the matrix's own for other vectors, when it
    is bound to the CPU (aijcusparse), or when its values changed after the
-   check (its object state moved).
+   check (its object state moved; a seqaij matrix's own products with CUDA
+   vectors run on the host).
 
    -pc_mg_diag_structured_transfer false (with the PC's prefix) leaves the
    products to the matrix. -info reports each level that takes them. */
@@ -90,15 +91,12 @@ PetscErrorCode WhereFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Ve
   PetscCall(PetscObjectStateGet((PetscObject)P, &state));
   if (state != t->checked_state) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJ, &host_matrix));
-  if (host_matrix) {
-    PetscCall(VecsOfType(x, y, z, VECSEQ, VECMPI, &all));
-    if (all) *where = Where::Host;
-    PetscFunctionReturn(0);
-  }
+  PetscCall(VecsOfType(x, y, z, VECSEQ, VECMPI, &all));
+  if (all && host_matrix) *where = Where::Host;
 #if defined(PDIAG_PETSC_CUDA)
-  if (P->boundtocpu) PetscFunctionReturn(0); /* aijcusparse's own products run on the host then */
+  if (!host_matrix && P->boundtocpu) PetscFunctionReturn(0); /* aijcusparse's own products run on the host then */
   PetscCall(VecsOfType(x, y, z, VECSEQCUDA, VECMPICUDA, &all));
-  if (all) *where = Where::Device;
+  if (all) *where = Where::Device; /* a seqaij P too: the formula needs no device copy of it */
 #endif
   PetscFunctionReturn(0);
 }
@@ -202,6 +200,24 @@ PetscErrorCode LevelGrid(KSP ksp, Index points[3], PetscBool *ok)
   PetscFunctionReturn(0);
 }
 
+/* The answer of the last check of a matrix (composed on it): the Galerkin
+   product and then the transfer set-up of one PCMG set-up ask the same
+   question of the same interpolation (57 million entries at 257^3). */
+struct Q1Checked {
+  pdiag::VertexGrids g;
+  PetscObjectState   state = -1;
+  PetscBool          holds = PETSC_FALSE;
+};
+
+constexpr const char kCheckedName[] = "MatDiagQ1Checked";
+
+bool SameGrids(const pdiag::VertexGrids &a, const pdiag::VertexGrids &b)
+{
+  for (int d = 0; d < 3; d++)
+    if (a.fine[d] != b.fine[d] || a.coarse[d] != b.coarse[d]) return false;
+  return true;
+}
+
 /* Whether the sequential aij matrix T holds exactly the Q1 interpolation of g. */
 PetscErrorCode HoldsQ1Interpolation(Mat T, const pdiag::VertexGrids &g, PetscBool *holds)
 {
@@ -209,27 +225,69 @@ PetscErrorCode HoldsQ1Interpolation(Mat T, const pdiag::VertexGrids &g, PetscBoo
   const PetscScalar *v;
   PetscInt           n;
   PetscBool          done;
+  PetscObjectState   state;
+  Q1Checked         *checked;
 
   PetscFunctionBegin;
   *holds = PETSC_FALSE;
   if (T->rmap->n != g.fine_points() || T->cmap->n != g.coarse_points()) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)T, &state));
+  PetscCall(PetscDiagQueryObject((PetscObject)T, kCheckedName, &checked));
+  if (checked && checked->state == state && SameGrids(checked->g, g)) {
+    *holds = checked->holds;
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatGetRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   if (!done) PetscFunctionReturn(0);
   PetscCall(MatSeqAIJGetArrayRead(T, &v));
   *holds = pdiag::csr_is_vertex_q1(g, ia, ja, v) ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(MatSeqAIJRestoreArrayRead(T, &v));
   PetscCall(MatRestoreRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (!checked) {
+    PetscCallCXX(checked = new Q1Checked());
+    PetscCall(PetscDiagComposeObject((PetscObject)T, kCheckedName, checked));
+  }
+  checked->g     = g;
+  checked->holds = *holds;
+  PetscCall(PetscObjectStateGet((PetscObject)T, &checked->state)); /* composing does not move the state; read again all the same */
   PetscFunctionReturn(0);
 }
 
 } // namespace
 
+/* Inside a PCMG set-up (diag_mg.cpp), whether P is the interpolation (also
+   the restriction) into one of its levels that holds exactly the Q1
+   interpolation between the DMDAs of that level and the next coarser, with
+   the refinement in *g: what a Galerkin product P^T A P needs to run from
+   the formula (diag_galerkin_structured.cpp). Not collective. */
+PetscErrorCode MatDiagMGQ1Interpolation_Private(Mat P, pdiag::VertexGrids *g, PetscBool *is)
+{
+  PC        pc = MatDiagMGInSetUp_Private();
+  PetscBool fine_ok, coarse_ok;
+
+  PetscFunctionBegin;
+  *is = PETSC_FALSE;
+  if (!pc) PetscFunctionReturn(0);
+  PC_MG *mg = (PC_MG *)pc->data;
+  if (!mg->levels) PetscFunctionReturn(0);
+  for (PetscInt l = 1; l < mg->nlevels; l++) {
+    PC_MG_Levels *fine = mg->levels[l], *coarse = mg->levels[l - 1];
+    if (!fine || !coarse || fine->interpolate != P || (fine->restrct && fine->restrct != P)) continue;
+    PetscCall(LevelGrid(fine->smoothd, g->fine, &fine_ok));
+    PetscCall(LevelGrid(coarse->smoothd, g->coarse, &coarse_ok));
+    if (!fine_ok || !coarse_ok || !pdiag::is_vertex_refinement(*g)) PetscFunctionReturn(0);
+    PetscCall(HoldsQ1Interpolation(P, *g, is));
+    PetscFunctionReturn(0);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Level `level` of the PCMG pc: when its operator is diag and its
    interpolation (also its restriction) is a sequential aij or aijcusparse
    matrix holding the Q1 interpolation between the DMDAs of levels level - 1
-   and level, its products are set to the formula's (see the top). Not
-   collective. */
-PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
+   and level, its products are set to the formula's (see the top); *taken
+   says whether they are. Not collective. */
+PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level, PetscBool *taken)
 {
   PC_MG             *mg = (PC_MG *)pc->data;
   PC_MG_Levels      *fine = mg->levels[level], *coarse = mg->levels[level - 1];
@@ -238,6 +296,7 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   StructuredTransfer probe, *done_already;
 
   PetscFunctionBegin;
+  *taken = PETSC_FALSE;
   PetscCall(PetscOptionsGetBool(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-pc_mg_diag_structured_transfer", &on, NULL));
   if (!on || !T || fine->restrct != T || !fine->smoothd) PetscFunctionReturn(0);
   PetscCall(KSPGetOperators(fine->smoothd, &A, NULL));
@@ -248,7 +307,10 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
   if (done_already) { /* a later set-up: the same matrix, checked again if its entries changed */
     PetscObjectState state;
     PetscCall(PetscObjectStateGet((PetscObject)T, &state));
-    if (state == done_already->checked_state) PetscFunctionReturn(0);
+    if (state == done_already->checked_state) {
+      *taken = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
   }
   PetscCall(LevelGrid(fine->smoothd, probe.g.fine, &fine_ok));
   PetscCall(LevelGrid(coarse->smoothd, probe.g.coarse, &coarse_ok));
@@ -258,6 +320,7 @@ PetscErrorCode MatDiagMGStructuredTransfer_Private(PC pc, PetscInt level)
     PetscCall(PetscInfo(T, "diag: PCMG interpolation into level %" PetscInt_FMT " is not the DMDAs' Q1 interpolation; its products stay %s's\n", level, ((PetscObject)T)->type_name));
     PetscFunctionReturn(0);
   }
+  *taken = PETSC_TRUE;
   if (done_already) {
     PetscCall(PetscObjectStateGet((PetscObject)T, &done_already->checked_state));
     PetscFunctionReturn(0);

@@ -268,18 +268,35 @@ PetscErrorCode ProductNumeric_ToDiag(Mat C)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GeneralSymbolic(Mat, const char *);
+
 PetscErrorCode ProductSymbolic_ToDiag(Mat C)
 {
-  Mat_Product *p = C->product;
-  Mat          S = nullptr, A = p->A;
   std::string *reason;
-  PetscBool    compact;
-  ToDiag      *d;
 
   PetscFunctionBegin;
   PetscCall(PetscDiagQueryObject((PetscObject)C, kToDiag, &reason));
   PetscCheck(reason, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: Galerkin product without its reason");
   const char *why = reason->c_str();
+  {
+    PetscBool done;
+    PetscCall(MatDiagGalerkinStructuredSymbolic_Private(C, &done)); /* a DMDA's Q1 interpolation inside PCMG: from its formula */
+    if (done) PetscFunctionReturn(0);
+  }
+  PetscCall(GeneralSymbolic(C, why));
+  PetscFunctionReturn(0);
+}
+
+/* The product by cuSPARSE on the device or as aij's on the host, its
+   result diag when compact, else aij (see the top). */
+PetscErrorCode GeneralSymbolic(Mat C, const char *why)
+{
+  Mat_Product *p = C->product;
+  Mat          S = nullptr, A = p->A;
+  PetscBool    compact;
+  ToDiag      *d;
+
+  PetscFunctionBegin;
   {
     DiagGalerkinDevice how;
     PetscCall(MatDiagGalerkinDeviceSymbolic_Private(C, &how));
@@ -329,17 +346,41 @@ PetscErrorCode ProductSymbolic_ToDiag(Mat C)
    leaves C unchanged or without a type. */
 PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat C, Mat A, Mat S)
 {
+  PetscFunctionBegin;
+  PetscCall(MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N)); /* the product's sizes are S's */
+  PetscCall(MatDiagGalerkinResultSetUpSized_Private(C, A, S->rmap->n, S->rmap->N));
+  PetscFunctionReturn(0);
+}
+
+/* As MatDiagGalerkinResultSetUp_Private, for a square result of n local
+   and N global rows. */
+PetscErrorCode MatDiagGalerkinResultSetUpSized_Private(Mat C, Mat A, PetscInt n, PetscInt N)
+{
   PetscBool cuda;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  PetscCall(MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N)); /* the product's sizes are S's */
+  PetscCall(MatSetSizes(C, n, n, N, N));
   PetscCall(MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG));
   ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
   /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
      before C is filled, as its assembly decides from them whether its values go to the GPU */
   if (A->defaultvectype) PetscCall(MatSetVecType(C, A->defaultvectype));
   PetscCall(MatDiagSetFromOptionsOnly_Private(C));
+  PetscFunctionReturn(0);
+}
+
+/* The Galerkin product C set up (and computed) again by the general paths
+   (diag_galerkin_structured.cpp hands a product over when its formula no
+   longer applies). Collective. */
+PetscErrorCode MatDiagGalerkinGeneralSymbolic_Private(Mat C)
+{
+  std::string *reason;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDiagQueryObject((PetscObject)C, kToDiag, &reason));
+  PetscCheck(reason, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: Galerkin product without its reason");
+  PetscCall(GeneralSymbolic(C, reason->c_str()));
   PetscFunctionReturn(0);
 }
 
