@@ -14,8 +14,8 @@ namespace {
 
 constexpr int kBlock = 128;
 
-template <class T, class P>
-__global__ void __launch_bounds__(kBlock) galerkin_kernel(VertexGrids g, HmView<const T> A, Q1Places places, HmView<T> C, unsigned* failed) {
+template <class T, class P, class Entries>
+__global__ void __launch_bounds__(kBlock) galerkin_kernel(VertexGrids g, Entries A, Q1Places places, HmView<T> C, unsigned* failed) {
   const Index n = g.coarse_points();
   const Index stride = Index(gridDim.x) * kBlock;
   const P cx = P(g.coarse[0]), cy = P(g.coarse[1]);
@@ -28,13 +28,9 @@ __global__ void __launch_bounds__(kBlock) galerkin_kernel(VertexGrids g, HmView<
   }
 }
 
-}  // namespace
-
-template <class T>
-cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmView<const T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream) {
-  if (!is_vertex_refinement(g) || !failed || A.layout.nrows_global != g.fine_points() || A.layout.ncols != g.fine_points() || !A.layout.is_full() ||
-      C.layout.nrows_global != g.coarse_points() || C.layout.ncols != g.coarse_points() || !C.layout.is_full() || C.ndiag > kQ1Places)
-    return cudaErrorInvalidValue;
+template <class T, class Entries>
+cudaError_t launch(const VertexGrids& g, const Entries& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream) {
+  if (!failed || !vertex_q1_galerkin_fits(g, A.layout(), C.layout, C.ndiag)) return cudaErrorInvalidValue;
   const unsigned blocks = grid::blocks_for(g.coarse_points(), kBlock);
   if (blocks == 0) return cudaSuccess;
   if (g.fine_points() <= Index(0xffffffffu)) galerkin_kernel<T, unsigned><<<blocks, kBlock, 0, stream>>>(g, A, places, C, failed);
@@ -42,7 +38,21 @@ cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmView<const T>& A, c
   return cudaGetLastError();
 }
 
+}  // namespace
+
+template <class T>
+cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmView<const T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream) {
+  return launch(g, HmEntries<T>{A}, places, C, failed, stream);
+}
+
+template <class T>
+cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmCompressedView<T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream) {
+  return launch(g, HmCompressedEntries<T>{A}, places, C, failed, stream);
+}
+
 template cudaError_t vertex_q1_galerkin<double>(const VertexGrids&, const HmView<const double>&, const Q1Places&, const HmView<double>&, unsigned*, cudaStream_t);
 template cudaError_t vertex_q1_galerkin<float>(const VertexGrids&, const HmView<const float>&, const Q1Places&, const HmView<float>&, unsigned*, cudaStream_t);
+template cudaError_t vertex_q1_galerkin<double>(const VertexGrids&, const HmCompressedView<double>&, const Q1Places&, const HmView<double>&, unsigned*, cudaStream_t);
+template cudaError_t vertex_q1_galerkin<float>(const VertexGrids&, const HmCompressedView<float>&, const Q1Places&, const HmView<float>&, unsigned*, cudaStream_t);
 
 }  // namespace pdiag::cuda

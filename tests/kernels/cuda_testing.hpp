@@ -4,6 +4,7 @@
 // kernel fault stops the test case with a readable message.
 #pragma once
 
+#include "pdiag/compress.hpp"
 #include "pdiag/format.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -89,6 +90,44 @@ struct DeviceCdm {
   DeviceArray<T> val;
   explicit DeviceCdm(const CdmMatrix<T>& A) : layout(A.layout), ndiag(A.ndiag()), koffsets(A.koffsets), val(A.val) {}
   CdmView<const T> view() const { return {layout, ndiag, koffsets.get(), val.get()}; }
+};
+
+/// Device copy of a compressed HM block; view() holds device pointers.
+template <class T>
+struct DeviceCompressed {
+  Layout layout;
+  Index ndiag = 0, npacked = 0, nrows_exc = 0;
+  DeviceArray<Index> offsets, vbase, exc_rows, exc_ptr, exc_diag;
+  DeviceArray<T> cval, packed, exc_delta;
+  explicit DeviceCompressed(const HmCompressed<T>& C)
+      : layout(C.layout),
+        ndiag(C.ndiag()),
+        npacked(Index(C.packed.size())),
+        nrows_exc(C.nrows_exc()),
+        offsets(C.offsets),
+        vbase(C.vbase),
+        exc_rows(C.exc_rows),
+        exc_ptr(C.exc_ptr),
+        exc_diag(C.exc_diag),
+        cval(C.cval),
+        packed(C.packed),
+        exc_delta(C.exc_delta) {}
+  HmCompressedView<T> view() const {
+    HmCompressedView<T> v;
+    v.layout = layout;
+    v.ndiag = ndiag;
+    v.offsets = offsets.get();
+    v.vbase = vbase.get();
+    v.cval = cval.get();
+    v.packed = packed.get();
+    v.npacked = npacked;
+    v.nrows_exc = nrows_exc;
+    v.exc_rows = exc_rows.get();
+    v.exc_ptr = exc_ptr.get();
+    v.exc_diag = exc_diag.get();
+    v.exc_delta = exc_delta.get();
+    return v;
+  }
 };
 
 /// Waits for the stream and requires that the kernel ran without fault.

@@ -43,6 +43,27 @@ inline HmMatrix<double> stencil_operator(const VertexGrids& g, bool box, std::mt
   return A;
 }
 
+/// A constant-coefficient operator on the fine grid of g (the couplings of
+/// a star or box stencil -1, the centre the number of couplings + 1), its
+/// boundary rows the identity's (Dirichlet): constant diagonals whose
+/// exceptions are the boundary rows and the wrapping entries, which the
+/// compressed form (pdiag/compress.hpp) keeps as constants with exceptions.
+inline HmMatrix<double> constant_operator(const VertexGrids& g, bool box) {
+  std::mt19937_64 rng(0);
+  HmMatrix<double> A = stencil_operator(g, box, rng);
+  const Index* n = g.fine;
+  for (Index e = 0; e < A.ndiag(); ++e)
+    for (Index i = A.layout.lo(A.offsets[e]); i < A.layout.hi(A.offsets[e]); ++i) {
+      double& a = A.val[A.start[e] + i - A.layout.lo(A.offsets[e])];
+      const auto p = grid_point(n, i);
+      bool boundary = false;
+      for (int d = 0; d < 3; ++d) boundary = boundary || (n[d] > 1 && (p[d] == 0 || p[d] == n[d] - 1));
+      if (boundary) a = A.offsets[e] == 0 ? 1.0 : 0.0;
+      else if (a != 0.0) a = A.offsets[e] == 0 ? double(A.ndiag()) : -1.0;
+    }
+  return A;
+}
+
 /// P^T A P, dense (row-major, coarse x coarse), from P's CSR.
 inline std::vector<long double> galerkin_reference(const VertexGrids& g, const HmMatrix<double>& A) {
   const TransferCsr P = transfer_csr(g);

@@ -4,8 +4,10 @@
 // Kronecker-product CSR (galerkin_q1_testing.hpp), for star and box
 // operators with random values; every stored entry of C written (C
 // starts filled with garbage); the diagonals of C the box stencil's on the
-// coarse grid; and failure reported, not hidden, when a nonzero couples
-// fine points two apart or wraps around a grid line, or sizes do not fit.
+// coarse grid; a constant-coefficient operator read in compressed form
+// (constant diagonals with exceptions) giving the same C; and failure
+// reported, not hidden, when a nonzero couples fine points two apart or
+// wraps around a grid line, or sizes do not fit.
 #define BOOST_TEST_MODULE galerkin_q1
 #include <boost/test/unit_test.hpp>
 
@@ -34,6 +36,32 @@ BOOST_AUTO_TEST_CASE(offsets_are_the_coarse_box_stencil) {
   BOOST_TEST(places.diag[2 + 3 * 1 + 9 * 1] == places.diag[0 + 3 * 2 + 9 * 1]);
 }
 
+BOOST_AUTO_TEST_CASE(within_one_checks) {
+  const Index n[3] = {5, 4, 3};  // point (x, y, z) is x + 5 y + 20 z
+  BOOST_TEST(grid_points_within_one(n, 0, 26));   // (0,0,0) and (1,1,1)
+  BOOST_TEST(!grid_points_within_one(n, 4, 5));   // (4,0,0) and (0,1,0): the +1 that wraps
+  BOOST_TEST(!grid_points_within_one(n, 0, 2));   // two apart in x
+  BOOST_TEST(!grid_points_within_one(n, 0, 40));  // two apart in z
+  const std::vector<Index> rowptr{0, 2, 3}, ok_cols{0, 1, 7}, bad_cols{0, 1, 3};
+  BOOST_TEST(csr_within_one(n, 2, rowptr.data(), ok_cols.data()));   // row 1, (1,0,0), with (2,1,0)
+  BOOST_TEST(!csr_within_one(n, 2, rowptr.data(), bad_cols.data())); // row 1 with (3,0,0)
+  BOOST_TEST(pairs_within_one(n, {{0, 1}, {26, 0}}));
+  BOOST_TEST(!pairs_within_one(n, {{0, 1}, {9, 10}}));  // (4,1,0) and (0,2,0)
+  GridStencil s;
+  s.dim = 3, s.width = 1, s.owned = {std::vector<Index>{5}, std::vector<Index>{4}, std::vector<Index>{3}};
+  BOOST_TEST(stencil_within_one(s, n));
+  s.width = 2;
+  BOOST_TEST(!stencil_within_one(s, n));
+  s.width = 1, s.periodic[1] = true;
+  BOOST_TEST(!stencil_within_one(s, n));
+  s.periodic[1] = false, s.owned[0] = {2, 2};  // 4 points in x: another grid
+  BOOST_TEST(!stencil_within_one(s, n));
+  s.owned[0] = {3, 2}, s.dof = 2;                // the same grid split in two, two fields
+  BOOST_TEST(!stencil_within_one(s, n));
+  s.dof = 1;
+  BOOST_TEST(stencil_within_one(s, n));
+}
+
 BOOST_AUTO_TEST_CASE(equals_the_csr_product) {
   std::mt19937_64 rng(11);
   for (const TransferCase& c : transfer_cases()) {
@@ -47,6 +75,37 @@ BOOST_AUTO_TEST_CASE(equals_the_csr_product) {
         BOOST_TEST(galerkin_rel_error(C, galerkin_reference(c.g, A), c.g.coarse_points()) < 1e-14);
       }
     }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(compressed_operator_gives_the_same_product) {
+  for (const TransferCase& c : transfer_cases()) {
+    for (bool box : {false, true}) {
+      BOOST_TEST_CONTEXT(c.name << (box ? ", box" : ", star")) {
+        const HmMatrix<double> A = constant_operator(c.g, box);
+        const HmCompressed<double> Z = hm_compress(A);
+        Q1Places places;
+        HmMatrix<double> from_hm = galerkin_structure(c.g, &places), from_z = galerkin_structure(c.g, &places);
+        std::fill(from_z.val.begin(), from_z.val.end(), 1e300);
+        BOOST_TEST(vertex_q1_galerkin(c.g, A.view(), places, from_hm.view()));
+        BOOST_TEST(vertex_q1_galerkin(c.g, Z.view(), places, from_z.view()));
+        BOOST_TEST(from_z.val == from_hm.val); /* the same entries read: the same sums */
+        BOOST_TEST(galerkin_rel_error(from_z, galerkin_reference(c.g, A), c.g.coarse_points()) < 1e-14);
+      }
+    }
+  }
+  VertexGrids big; /* enough interior for constant diagonals (the small grids are mostly boundary) */
+  const Index coarse[3] = {33, 17, 9};
+  for (int d = 0; d < 3; ++d) big.coarse[d] = coarse[d], big.fine[d] = 2 * coarse[d] - 1;
+  for (bool box : {false, true}) {
+    const HmMatrix<double> A = constant_operator(big, box);
+    const HmCompressed<double> Z = hm_compress(A);
+    BOOST_TEST(Z.nconstant() == A.ndiag()); /* every diagonal constant: the exceptions are read */
+    Q1Places places;
+    HmMatrix<double> from_hm = galerkin_structure(big, &places), from_z = galerkin_structure(big, &places);
+    BOOST_TEST(vertex_q1_galerkin(big, A.view(), places, from_hm.view()));
+    BOOST_TEST(vertex_q1_galerkin(big, Z.view(), places, from_z.view()));
+    BOOST_TEST(from_z.val == from_hm.val);
   }
 }
 

@@ -1,8 +1,9 @@
 // pdiag::cuda::vertex_q1_galerkin (kernels/src/galerkin_q1.cu) against its
 // CPU reference (pdiag/galerkin_q1.hpp) on the cases of test_galerkin_q1 and
 // a larger 3D grid (more rows than one wave of blocks), star and box
-// operators: to rounding (the device may contract into FMAs), every
-// stored entry written; failure reported through the device word for a
+// operators, and a constant-coefficient operator read in compressed form:
+// to rounding (the device may contract into FMAs), every stored entry
+// written; failure reported through the device word for a
 // wrapping nonzero and left clear otherwise; bad sizes and a null word
 // refused with nothing enqueued. Without a CUDA device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE galerkin_q1_cuda
@@ -64,6 +65,31 @@ BOOST_AUTO_TEST_CASE(against_cpu_reference) {
   const Index coarse[3] = {65, 33, 17};
   for (int d = 0; d < 3; ++d) big.coarse[d] = coarse[d], big.fine[d] = 2 * coarse[d] - 1;
   BOOST_TEST_CONTEXT("3D 129x65x33 <- 65x33x17") { check_case(big, rng, stream); }
+}
+
+BOOST_AUTO_TEST_CASE(compressed_operator) {
+  VertexGrids big; /* enough interior for constant diagonals */
+  const Index coarse[3] = {33, 17, 9};
+  for (int d = 0; d < 3; ++d) big.coarse[d] = coarse[d], big.fine[d] = 2 * coarse[d] - 1;
+  for (bool box : {false, true}) {
+    BOOST_TEST_CONTEXT((box ? "box" : "star")) {
+      const HmMatrix<double> A = constant_operator(big, box);
+      const HmCompressed<double> Z = hm_compress(A);
+      BOOST_TEST(Z.nconstant() == A.ndiag());
+      Q1Places places;
+      HmMatrix<double> expect = galerkin_structure(big, &places), C = galerkin_structure(big, &places);
+      BOOST_TEST(vertex_q1_galerkin(big, A.view(), places, expect.view()));
+      std::fill(C.val.begin(), C.val.end(), 1e300);
+      DeviceCompressed<double> dZ(Z);
+      DeviceHm<double> dC(C);
+      DeviceArray<unsigned> word(std::vector<unsigned>{0u});
+      const HmView<double> out{dC.layout, dC.ndiag, dC.offsets.get(), dC.start.get(), dC.val.get()};
+      PDIAG_CUDA_REQUIRE(cuda::vertex_q1_galerkin(big, dZ.view(), places, out, word.get(), stream));
+      sync_checked(stream, "vertex_q1_galerkin (compressed)");
+      BOOST_TEST(word.download()[0] == 0u);
+      BOOST_TEST(max_rel_diff(dC.val.download(), expect.val) < 1e-14);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(wrapping_nonzero_reported) {

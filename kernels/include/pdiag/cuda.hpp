@@ -726,8 +726,16 @@ namespace pdiag::cuda {
 template <class T>
 cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmView<const T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream = nullptr);
 
+/// The same for A in compressed form (constant diagonals with exceptions,
+/// pdiag/compress.hpp; DEVICE arrays), read as it is: a constant-
+/// coefficient operator's device copy needs no full values.
+template <class T>
+cudaError_t vertex_q1_galerkin(const VertexGrids& g, const HmCompressedView<T>& A, const Q1Places& places, const HmView<T>& C, unsigned* failed, cudaStream_t stream = nullptr);
+
 // Instantiated for double and float in kernels/src/galerkin_q1.cu.
 extern template cudaError_t vertex_q1_galerkin<double>(const VertexGrids&, const HmView<const double>&, const Q1Places&, const HmView<double>&, unsigned*, cudaStream_t);
 extern template cudaError_t vertex_q1_galerkin<float>(const VertexGrids&, const HmView<const float>&, const Q1Places&, const HmView<float>&, unsigned*, cudaStream_t);
+extern template cudaError_t vertex_q1_galerkin<double>(const VertexGrids&, const HmCompressedView<double>&, const Q1Places&, const HmView<double>&, unsigned*, cudaStream_t);
+extern template cudaError_t vertex_q1_galerkin<float>(const VertexGrids&, const HmCompressedView<float>&, const Q1Places&, const HmView<float>&, unsigned*, cudaStream_t);
 
 }  // namespace pdiag::cuda

@@ -21,6 +21,7 @@
 // device. No PETSc here.
 #pragma once
 
+#include "pdiag/compress.hpp"
 #include "pdiag/format.hpp"
 #include "pdiag/stencil.hpp"
 #include "pdiag/transfer.hpp"
@@ -63,12 +64,49 @@ inline std::vector<Index> vertex_q1_galerkin_offsets(const VertexGrids& g, Q1Pla
   return offsets;
 }
 
+/// A's stored entries as the row function reads them: from HM values ...
+template <class T>
+struct HmEntries {
+  HmView<const T> A;
+  PDIAG_HD Index ndiag() const { return A.ndiag; }
+  PDIAG_HD Index offset(Index e) const { return A.offsets[e]; }
+  PDIAG_HD const Layout& layout() const { return A.layout; }
+  /// a(i, i + offset(e)), for a row i the diagonal reaches.
+  PDIAG_HD T operator()(Index e, Index i) const { return A.val[A.pos(e, i)]; }
+};
+
+/// ... or from the compressed form (constant diagonals with exceptions,
+/// pdiag/compress.hpp) as it is, without expanding it: a constant-
+/// coefficient operator's device copy holds only that form.
+template <class T>
+struct HmCompressedEntries {
+  HmCompressedView<T> A;
+  PDIAG_HD Index ndiag() const { return A.ndiag; }
+  PDIAG_HD Index offset(Index e) const { return A.offsets[e]; }
+  PDIAG_HD const Layout& layout() const { return A.layout; }
+  PDIAG_HD T operator()(Index e, Index i) const {
+    if (A.vbase[e] >= 0) return A.packed[A.vbase[e] + i - A.layout.lo(A.offsets[e])];
+    // a constant diagonal: row i's exception on it, if any (rows ascending)
+    const Index il = i - A.layout.row_begin;
+    Index lo = 0, hi = A.nrows_exc;
+    while (lo < hi) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (A.exc_rows[mid] < il) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < A.nrows_exc && A.exc_rows[lo] == il)
+      for (Index x = A.exc_ptr[lo]; x < A.exc_ptr[lo + 1]; ++x)
+        if (A.exc_diag[x] == e) return A.cval[e] + A.exc_delta[x];
+    return A.cval[e];
+  }
+};
+
 /// Row I = (I0, I1, I2) of C into c[27] (by place). False when a nonzero
 /// of A in the rows it reads couples fine points more than one apart in
 /// some direction. IdxT: the type k's coordinates are computed in (32 bits
 /// on the device where the grid allows).
-template <class IdxT, class T>
-PDIAG_HD bool vertex_q1_galerkin_row(const VertexGrids& g, const HmView<const T>& A, const Index I[3], T c[kQ1Places]) {
+template <class IdxT, class Entries, class T>
+PDIAG_HD bool vertex_q1_galerkin_row(const VertexGrids& g, const Entries& A, const Index I[3], T c[kQ1Places]) {
   for (int p = 0; p < kQ1Places; ++p) c[p] = T(0);
   const Index fx = g.fine[0], fy = g.fine[1], n = g.fine_points();
   Index lo[3], hi[3];
@@ -82,10 +120,10 @@ PDIAG_HD bool vertex_q1_galerkin_row(const VertexGrids& g, const HmView<const T>
       for (Index x = lo[0]; x <= hi[0]; ++x) {
         const T w = (x == 2 * I[0] ? T(1) : T(0.5)) * (y == 2 * I[1] ? T(1) : T(0.5)) * (z == 2 * I[2] ? T(1) : T(0.5));
         const Index i = (z * fy + y) * fx + x;
-        for (Index e = 0; e < A.ndiag; ++e) {
-          const Index k = i + A.offsets[e];
+        for (Index e = 0; e < A.ndiag(); ++e) {
+          const Index k = i + A.offset(e);
           if (k < 0 || k >= n) continue;  // the diagonal misses row i
-          const T a = A.val[A.pos(e, i)];
+          const T a = A(e, i);
           if (a == T(0)) continue;
           const IdxT q = IdxT(k), line = q / IdxT(fx);
           const Index kc[3] = {Index(q - line * IdxT(fx)), Index(line % IdxT(fy)), Index(line / IdxT(fy))};
@@ -135,6 +173,23 @@ inline bool grid_points_within_one(const Index n[3], Index i, Index j) {
   return true;
 }
 
+/// Whether every entry of a CSR pattern (rows numbered from 0) joins grid
+/// points at most one apart.
+inline bool csr_within_one(const Index n[3], Index nrows, const Index* rowptr, const Index* colidx) {
+  for (Index i = 0; i < nrows; ++i)
+    for (Index e = rowptr[i]; e < rowptr[i + 1]; ++e)
+      if (!grid_points_within_one(n, i, colidx[e])) return false;
+  return true;
+}
+
+/// Whether every (row, column) pair of a list joins grid points at most
+/// one apart.
+inline bool pairs_within_one(const Index n[3], const std::vector<std::pair<Index, Index>>& pairs) {
+  for (const auto& [i, j] : pairs)
+    if (!grid_points_within_one(n, i, j)) return false;
+  return true;
+}
+
 /// Whether every coupling of the grid stencil s joins points of the grid
 /// of n points a side at most one apart in every direction: one
 /// component, width at most one, no periodic direction, the same grid.
@@ -152,16 +207,21 @@ inline bool stencil_within_one(const GridStencil& s, const Index n[3]) {
   return true;
 }
 
-/// C = P^T A P: A square with the fine grid's points, C square with the
-/// coarse grid's and the diagonals of vertex_q1_galerkin_offsets (places
-/// from it), both whole (one process). Every stored entry of C is written.
-/// False when a nonzero of A couples fine points more than one apart in
-/// some direction (C's values then mean nothing) or the sizes do not fit.
-template <class T>
-bool vertex_q1_galerkin(const VertexGrids& g, const HmView<const nodeduce_t<T>>& A, const Q1Places& places, const HmView<T>& C) {
-  if (!is_vertex_refinement(g) || A.layout.nrows_global != g.fine_points() || A.layout.ncols != g.fine_points() || !A.layout.is_full() ||
-      C.layout.nrows_global != g.coarse_points() || C.layout.ncols != g.coarse_points() || !C.layout.is_full() || C.ndiag > kQ1Places)
-    return false;
+/// Whether A (its layout) and C fit g: A square with the fine grid's
+/// points, C with the coarse grid's and at most 27 diagonals, both whole.
+inline bool vertex_q1_galerkin_fits(const VertexGrids& g, const Layout& A, const Layout& C, Index c_ndiag) {
+  return is_vertex_refinement(g) && A.nrows_global == g.fine_points() && A.ncols == g.fine_points() && A.is_full() &&
+         C.nrows_global == g.coarse_points() && C.ncols == g.coarse_points() && C.is_full() && c_ndiag <= kQ1Places;
+}
+
+/// C = P^T A P, A's entries read through `entries` (HmEntries,
+/// HmCompressedEntries), C with the diagonals of vertex_q1_galerkin_offsets
+/// (places from it). Every stored entry of C is written. False when a
+/// nonzero of A couples fine points more than one apart in some direction
+/// (C's values then mean nothing) or the sizes do not fit.
+template <class Entries, class T>
+bool vertex_q1_galerkin_entries(const VertexGrids& g, const Entries& entries, const Q1Places& places, const HmView<T>& C) {
+  if (!vertex_q1_galerkin_fits(g, entries.layout(), C.layout, C.ndiag)) return false;
   bool ok = true;
   T    c[kQ1Places];
   Index row = 0;
@@ -169,10 +229,23 @@ bool vertex_q1_galerkin(const VertexGrids& g, const HmView<const nodeduce_t<T>>&
     for (Index j = 0; j < g.coarse[1]; ++j)
       for (Index i = 0; i < g.coarse[0]; ++i, ++row) {
         const Index I[3] = {i, j, k};
-        ok = vertex_q1_galerkin_row<Index>(g, A, I, c) && ok;
+        ok = vertex_q1_galerkin_row<Index>(g, entries, I, c) && ok;
         vertex_q1_galerkin_store(g, places, C, I, row, c);
       }
   return ok;
+}
+
+/// C = P^T A P for an HM block A (see vertex_q1_galerkin_entries): the CPU
+/// reference of pdiag::cuda::vertex_q1_galerkin.
+template <class T>
+bool vertex_q1_galerkin(const VertexGrids& g, const HmView<const nodeduce_t<T>>& A, const Q1Places& places, const HmView<T>& C) {
+  return vertex_q1_galerkin_entries(g, HmEntries<T>{A}, places, C);
+}
+
+/// The same for A in compressed form (constant diagonals with exceptions).
+template <class T>
+bool vertex_q1_galerkin(const VertexGrids& g, const HmCompressedView<nodeduce_t<T>>& A, const Q1Places& places, const HmView<T>& C) {
+  return vertex_q1_galerkin_entries(g, HmCompressedEntries<T>{A}, places, C);
 }
 
 }  // namespace pdiag
