@@ -89,7 +89,7 @@ PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, Pe
   PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
   PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
   const PetscBool rebuilt = (PetscBool)(h->device_copy_build != ((Mat_Diag *)A->data)->companion_builds);
-  if (G && !rebuilt && !numeric) {
+  if (G && !numeric && (dense || !rebuilt)) { /* a symbolic phase reads no values (dense: the copy of MatGetFactor, sizes only) */
     *M = G;
     PetscFunctionReturn(0);
   }
@@ -390,8 +390,13 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
      on the diagonals (diag_factor_native.cpp, decided in the symbolic phase,
      which builds the aij copy only if not): the package's factor needs only
      the sizes now, and the aij copy (a full copy of the values) is not made */
-  PetscBool sizes_only = A->assembled ? PETSC_FALSE : PETSC_TRUE;
+  PetscBool sizes_only = A->assembled ? PETSC_FALSE : PETSC_TRUE, dense_copy = PETSC_FALSE;
   if (!sizes_only && !copy_type) PetscCall(MatDiagFactorNativeMayApply_Private(A, use, ftype, &sizes_only));
+  /* a dense copy is made at each numeric phase (FactorInput): until then the
+     package needs only the sizes (PCs ask for the factor more than once: at
+     4913 rows each early copy filled 193 MB) */
+  if (copy_type) PetscCall(PetscStrcmp(copy_type, MATSEQDENSE, &dense_copy));
+  if (dense_copy) sizes_only = PETSC_TRUE;
   if (!sizes_only) {
     PetscCall(MatDiagGetCompanion_Private(A, "a factorization", &C));
     if (copy_type) PetscCall(MatConvert(C, copy_type, MAT_INITIAL_MATRIX, &C));
@@ -405,7 +410,7 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
   }
   {
     PetscErrorCode ierr = MatGetFactor(C, use, ftype, F);
-    if (!ierr && copy_type && !sizes_only) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
+    if (!ierr && copy_type && (!sizes_only || dense_copy)) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
     PetscCall(MatDestroy(&C));
     PetscCall(ierr);
   }
