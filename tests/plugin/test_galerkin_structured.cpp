@@ -11,6 +11,8 @@
    - the solve takes aij's iterations, the same solution to rounding, and
      the same as with -mat_diag_galerkin_structured 0 (the general path,
      event not counted);
+   - a constant-coefficient operator (whose device copy holds only its
+     compressed form, read as it is) likewise;
    - new values (MatScale, MatShift) and PCSetUp again: the coarse
      operators recomputed (MAT_REUSE_MATRIX), aij's again;
    - an operator with a nonzero coupling the end of a grid line with the
@@ -55,7 +57,7 @@ PetscErrorCode CreateGrid(PetscInt dim, PetscInt n, DMDAStencilType st, MatType 
    (star: 3, 5, 7 points; box: 3, 9, 27), values from the point numbers;
    with `wrap`, one more nonzero coupling the last point of the first grid
    line with the first point of the second. */
-PetscErrorCode StencilOperator(DM da, bool wrap, Mat *A)
+PetscErrorCode StencilOperator(DM da, bool wrap, Mat *A, bool constant = false)
 {
   PetscInt        dim, xs, ys, zs, xm, ym, zm, M, N, P;
   DMDAStencilType st;
@@ -79,7 +81,8 @@ PetscErrorCode StencilOperator(DM da, bool wrap, Mat *A)
               MatStencil s = {k + c, j + b, i + a, 0};
               if (s.i < 0 || s.i >= M || s.j < 0 || s.j >= N || s.k < 0 || s.k >= P) continue;
               col[n] = s;
-              v[n++] = moved ? -1.0 + 0.2 * Unit(7, id, a + 3 * b + 9 * c) : 2.0 * (moved + 27) + Unit(5, id, 0);
+              if (constant) v[n++] = moved ? -1.0 : 27.5;
+              else v[n++] = moved ? -1.0 + 0.2 * Unit(7, id, a + 3 * b + 9 * c) : 2.0 * (moved + 27) + Unit(5, id, 0);
             }
         PetscCall(MatSetValuesStencil(*A, 1, &row, n, col, v, INSERT_VALUES));
       }
@@ -185,7 +188,7 @@ PetscErrorCode CompareCoarse(KSP dksp, KSP aksp, PetscInt levels, const std::str
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GridCase(PetscInt dim, PetscInt n, DMDAStencilType st, PetscInt levels)
+PetscErrorCode GridCase(PetscInt dim, PetscInt n, DMDAStencilType st, PetscInt levels, bool constant = false)
 {
   DM                dda, ada;
   Mat               D, R;
@@ -193,13 +196,13 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, DMDAStencilType st, PetscInt l
   KSP               dksp, aksp, off;
   PetscInt          its, aits, its_off, before, after;
   PetscReal         rel;
-  const std::string cs = std::to_string(dim) + "D n=" + std::to_string(n) + (st == DMDA_STENCIL_BOX ? " box" : " star");
+  const std::string cs = std::to_string(dim) + "D n=" + std::to_string(n) + (st == DMDA_STENCIL_BOX ? " box" : " star") + (constant ? " constant" : "");
 
   PetscFunctionBeginUser;
   PetscCall(CreateGrid(dim, n, st, MATDIAG, &dda));
   PetscCall(CreateGrid(dim, n, st, g_device ? MATAIJCUSPARSE : MATAIJ, &ada));
-  PetscCall(StencilOperator(dda, false, &D));
-  PetscCall(StencilOperator(ada, false, &R));
+  PetscCall(StencilOperator(dda, false, &D, constant));
+  PetscCall(StencilOperator(ada, false, &R, constant));
   PetscCall(MatCreateVecs(D, NULL, &b));
   PetscCall(MatCreateVecs(R, NULL, &ab));
   PetscCall(VecSet(b, 1.0));
@@ -300,6 +303,7 @@ int main(int argc, char **argv)
   Run("3D n=17 star", "structured Galerkin", []() { return GridCase(3, 17, DMDA_STENCIL_STAR, 3); });
   Run("3D n=9 box", "structured Galerkin", []() { return GridCase(3, 9, DMDA_STENCIL_BOX, 3); });
   Run("3D n=33 star", "structured Galerkin", []() { return GridCase(3, 33, DMDA_STENCIL_STAR, 4); });
+  Run("3D n=33 star constant", "structured Galerkin", []() { return GridCase(3, 33, DMDA_STENCIL_STAR, 4, true); }); /* on the GPU: the operator's compressed form read as it is */
   Run("2D wrap", "structured Galerkin", []() { return WrapCase(2, 17); });
   Run("3D wrap", "structured Galerkin", []() { return WrapCase(3, 9); });
   PetscCall(Summary(&code));

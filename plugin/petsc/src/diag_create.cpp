@@ -39,6 +39,7 @@ PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
   PetscCall(MatDiagCheckCount_Private(A, hm.ndiag()));
   a->hm     = std::move(hm);
   a->cdm    = Cdm();
+  a->host_deferred = PETSC_FALSE; /* the host values are hm's (a caller passing a structure-only hm defers them again) */
   MatDiagValuesChanged(a);
   a->scheme = pdiag::Scheme::HM;
   a->staged.clear();

@@ -335,6 +335,28 @@ PetscErrorCode MatDiagDeviceValues_Private(Mat A, const Index **meta, const Pets
   PetscFunctionReturn(0);
 }
 
+/* A's device copy as the device holds it: its compressed form (constant
+   diagonals with exceptions, *compressed true, *cview) when that is all it
+   holds, which a kernel that reads entries one by one can read as it is
+   (the full values of a constant-coefficient operator at 257^3 are 950 MB
+   to upload); otherwise its full values, as MatDiagDeviceValues_Private. */
+PetscErrorCode MatDiagDeviceEntries_Private(Mat A, PetscBool *compressed, pdiag::HmCompressedView<PetscScalar> *cview, const Index **meta, const PetscScalar **val)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceUpload(A));
+  *compressed = (a->dev.compressed && !a->dev.full_values) ? PETSC_TRUE : PETSC_FALSE;
+  if (*compressed) {
+    *cview = a->dev.cview;
+    *meta  = a->dev.meta;
+    *val   = nullptr;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatDiagDeviceValues_Private(A, meta, val));
+  PetscFunctionReturn(0);
+}
+
 /* C's device storage for values about to be computed there: the metadata
    uploaded (as for MatDiagDeviceValues_Private), room for the values; the
    caller writes all of them into *val, then calls

@@ -83,13 +83,10 @@ PetscErrorCode EntriesWithinOne(Mat A, const pdiag::VertexGrids &g, PetscBool *w
   *within = PETSC_FALSE;
   PetscCall(MatDiagGridPattern_Private(A, &stencil));
   if (stencil && !pdiag::stencil_within_one(stencil->stencil(), g.fine)) PetscFunctionReturn(0);
-  for (const auto &[i, j] : a->zero_sets)
-    if (!pdiag::grid_points_within_one(g.fine, i, j)) PetscFunctionReturn(0);
-  if (a->aij_pattern_nzstate == A->nonzerostate) { /* an aij pattern A keeps (its entries stay) */
-    for (Index i = 0; i + 1 < (Index)a->aij_rowptr.size(); i++)
-      for (Index e = a->aij_rowptr[i]; e < a->aij_rowptr[i + 1]; e++)
-        if (!pdiag::grid_points_within_one(g.fine, i, a->aij_colidx[e])) PetscFunctionReturn(0);
-  }
+  if (!pdiag::pairs_within_one(g.fine, a->zero_sets)) PetscFunctionReturn(0);
+  if (a->aij_pattern_nzstate == A->nonzerostate && !a->aij_rowptr.empty() && /* an aij pattern A keeps (its entries stay) */
+      !pdiag::csr_within_one(g.fine, (Index)a->aij_rowptr.size() - 1, a->aij_rowptr.data(), a->aij_colidx.data()))
+    PetscFunctionReturn(0);
   *within = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -163,22 +160,25 @@ PetscErrorCode SetCoarseStencil(Mat C, const pdiag::VertexGrids &g)
    nonzero of A couples fine points more than one apart. */
 PetscErrorCode ComputeDevice(Mat C, Mat A, GalerkinStructured *s, PetscBool *ok)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data, *c = (Mat_Diag *)C->data;
-  const Index       *meta;
-  const PetscScalar *aval;
-  PetscScalar       *cval;
-  unsigned           failed = 0;
+  Mat_Diag                            *a = (Mat_Diag *)A->data, *c = (Mat_Diag *)C->data;
+  const Index                         *meta;
+  const PetscScalar                   *aval;
+  PetscScalar                         *cval;
+  PetscBool                            compressed;
+  pdiag::HmCompressedView<PetscScalar> cview;
+  unsigned                             failed = 0;
 
   PetscFunctionBegin;
   if (!s->failed) DiagCallCUDA(cudaMalloc((void **)&s->failed, sizeof(unsigned)));
-  PetscCall(MatDiagDeviceValues_Private(A, &meta, &aval));
-  PetscCheck(a->dev.hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a Galerkin product from the formula needs the operator's HM values on the device");
+  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &aval)); /* a constant-coefficient operator's compressed form as it is */
+  PetscCheck(a->dev.hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a Galerkin product from the formula needs the operator's HM storage on the device");
   const pdiag::HmView<const PetscScalar> in{a->layout, a->dev.nd, MatDiagDevOffsets(a->dev), MatDiagDevStart(a->dev), aval};
   PetscCall(MatDiagDeviceOutput_Private(C, &meta, &cval));
   const pdiag::HmView<PetscScalar> out{c->layout, c->dev.nd, MatDiagDevOffsets(c->dev), MatDiagDevStart(c->dev), cval};
   PetscCall(PetscLogGpuTimeBegin());
   DiagCallCUDA(cudaMemsetAsync(s->failed, 0, sizeof(unsigned), PetscDefaultCudaStream));
-  DiagCallCUDA(pdiag::cuda::vertex_q1_galerkin(s->g, in, s->places, out, s->failed, PetscDefaultCudaStream));
+  if (compressed) DiagCallCUDA(pdiag::cuda::vertex_q1_galerkin(s->g, cview, s->places, out, s->failed, PetscDefaultCudaStream));
+  else DiagCallCUDA(pdiag::cuda::vertex_q1_galerkin(s->g, in, s->places, out, s->failed, PetscDefaultCudaStream));
   PetscCall(PetscLogGpuTimeEnd());
   DiagCallCUDA(cudaMemcpyAsync(&failed, s->failed, sizeof(failed), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
   DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));

@@ -253,6 +253,7 @@ PETSC_INTERN PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *);
 PETSC_INTERN PetscBool      MatDiagOnDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValues_Private(Mat, const Index **, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatDiagDeviceEntries_Private(Mat, PetscBool *, pdiag::HmCompressedView<PetscScalar> *, const Index **, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceOutput_Private(Mat, const Index **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagDeviceCompressComputed_Private(Mat);
