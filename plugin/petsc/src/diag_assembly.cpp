@@ -7,22 +7,25 @@
 
 
 /* Slot of a(i, j) in the stored values, or nullptr when its diagonal is not
-   stored. i is an owned global row, 0 <= j < N. The previous entry's
-   diagonal is tried first, then its successor: rows arrive in stencil order
-   (ascending columns), so the binary search runs about once per row. */
-static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j)
+   stored. i is an owned global row, 0 <= j < N; c is the entry's position
+   among the call's columns. The diagonal the entry at that position lay on
+   in the previous row is tried first, then its successor (consecutive
+   entries in ascending order), so the binary search runs about once per
+   position of a stencil, not once per entry. */
+static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c)
 {
   if (a->scheme == pdiag::Scheme::CDM) return a->cdm.find(i, j);
-  const Index d  = j - i;
-  const Index nd = a->hm.ndiag();
-  Index       k  = a->last_k;
+  const Index d    = j - i;
+  const Index nd   = a->hm.ndiag();
+  Index      &hint = a->slot_hint[c & (Mat_Diag::kSlotHints - 1)];
+  Index       k    = hint;
   if (k >= nd || a->hm.offsets[k] != d) {
     if (k + 1 < nd && a->hm.offsets[k + 1] == d) k = k + 1;
     else k = a->hm.find_diagonal(d);
     if (k < 0) return nullptr;
-    a->last_k = k;
+    hint = k;
   }
-  return &a->hm.val[a->hm.view().pos(k, i)];
+  return &a->hm.val[a->hm.start[k] + i - a->hm.layout.lo(d)];
 }
 
 /* Sets a(i, j) on diagonal j - i, which is not stored: staged until
@@ -80,7 +83,7 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       if (j < 0) continue;
       PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
       const PetscScalar value = v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0;
-      PetscScalar      *slot  = MatDiagSlot(a, i, j);
+      PetscScalar      *slot  = MatDiagSlot(a, i, j, c);
       if (!slot) {
         if (a->new_diagonals_ignored) continue;
         PetscCheck(!a->new_diagonals_error, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which is not stored, and MAT_NEW_NONZERO_LOCATION_ERR is set", i, j, j - i);
@@ -296,7 +299,7 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
   }
   a->scheme            = want;
   MatDiagValuesChanged(a);
-  a->last_k            = 0;
+  a->ForgetSlotHints();
   a->structure_changed = PETSC_TRUE;
   a->ghost_valid       = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -422,7 +425,7 @@ PetscErrorCode MatDiagCOOSlots_Private(Mat A)
       a->coo_remote = PETSC_TRUE;
       continue;
     }
-    PetscScalar *slot = MatDiagSlot(a, i, j);
+    PetscScalar *slot = MatDiagSlot(a, i, j, 0); /* one hint: the previous entry's diagonal */
     PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: COO entry (%" PetscInt_FMT ", %" PetscInt_FMT ") has no slot", i, j);
     a->coo_slot[e] = slot - base;
   }

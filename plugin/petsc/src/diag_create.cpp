@@ -43,7 +43,7 @@ PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
   MatDiagValuesChanged(a);
   a->scheme = pdiag::Scheme::HM;
   a->staged.clear();
-  a->last_k            = 0;
+  a->ForgetSlotHints();
   a->structure_changed = PETSC_TRUE;
   a->ghost_valid       = PETSC_FALSE;
   A->nonzerostate++;

@@ -137,7 +137,13 @@ struct Mat_Diag {
      zeros): aij keeps them, so the aij copy does (diag_companion.cpp).
      Sorted and unique after MatAssemblyEnd. */
   std::vector<std::pair<Index, Index>> zero_sets;
-  Index                                     last_k = 0; /* diagonal of the previous entry: rows come in stencil order */
+  /* MatSetValues: the diagonal the entry at each position of the previous
+     call's columns (modulo kSlotHints) lay on. A stencil's rows come with
+     the same offsets at the same positions, in whatever order the program
+     lists them (a flux-form assembly: -x, +x, -y, +y, -z, +z, centre). */
+  static constexpr int kSlotHints = 16;
+  Index                slot_hint[kSlotHints] = {};
+  void                 ForgetSlotHints() { std::fill(slot_hint, slot_hint + kSlotHints, Index(0)); }
   PetscBool                                 structure_changed = PETSC_TRUE;
 
   /* MPI: owned columns [col_begin, col_end); interior rows [ib, ie) (local)
