@@ -45,7 +45,7 @@ PetscErrorCode SetFromOptions_MGDiag(PC pc, DiagPCOptionItems PetscOptionsObject
   PetscFunctionBegin;
   PetscCall((*mg_wrap.options)(pc, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "PCMG with diag operators (petsc-diag)");
-  PetscCall(PetscOptionsString("-pc_mg_diag_transfer_type", "Type of the grid transfers into levels with a diag operator (default: aijcusparse with CUDA vectors; none: as PETSc made them)", "PCMG", type, type, sizeof(type), NULL));
+  PetscCall(PetscOptionsString("-pc_mg_diag_transfer_type", "Type of the grid transfers into levels with a diag operator (default: aijcusparse with CUDA vectors, except a DMDA's Q1 interpolation run from its formula, left as PETSc made it; none: as PETSc made them)", "PCMG", type, type, sizeof(type), NULL));
   PetscCall(PetscOptionsBool("-pc_mg_diag_structured_transfer", "A DMDA's Q1 interpolation into a diag level applied from its formula (one process)", "PCMG", structured, &structured, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
