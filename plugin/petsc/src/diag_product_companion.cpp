@@ -340,6 +340,23 @@ PetscErrorCode GeneralSymbolic(Mat C, const char *why)
 
 } // namespace
 
+/* C, sized, made a diag matrix of A's type family (on the GPU for
+   diagcuda, with A's vector type) with C's options. */
+static PetscErrorCode GalerkinResultType(Mat C, Mat A)
+{
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG));
+  ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
+  /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
+     before C is filled, as its assembly decides from them whether its values go to the GPU */
+  if (A->defaultvectype) PetscCall(MatSetVecType(C, A->defaultvectype));
+  PetscCall(MatDiagSetFromOptionsOnly_Private(C));
+  PetscFunctionReturn(0);
+}
+
 /* Makes C, the Galerkin product of the diag operator A whose aij result S
    is compact, a diag matrix of A's type family (on the GPU for diagcuda,
    with A's vector type) and S's sizes, ready to be filled. A refused set-up
@@ -348,25 +365,17 @@ PetscErrorCode MatDiagGalerkinResultSetUp_Private(Mat C, Mat A, Mat S)
 {
   PetscFunctionBegin;
   PetscCall(MatSetSizes(C, S->rmap->n, S->cmap->n, S->rmap->N, S->cmap->N)); /* the product's sizes are S's */
-  PetscCall(MatDiagGalerkinResultSetUpSized_Private(C, A, S->rmap->n, S->rmap->N));
+  PetscCall(GalerkinResultType(C, A));
   PetscFunctionReturn(0);
 }
 
 /* As MatDiagGalerkinResultSetUp_Private, for a square result of n local
-   and N global rows. */
+   and N global rows and columns (a product computed without S). */
 PetscErrorCode MatDiagGalerkinResultSetUpSized_Private(Mat C, Mat A, PetscInt n, PetscInt N)
 {
-  PetscBool cuda;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   PetscCall(MatSetSizes(C, n, n, N, N));
-  PetscCall(MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG));
-  ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
-  /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
-     before C is filled, as its assembly decides from them whether its values go to the GPU */
-  if (A->defaultvectype) PetscCall(MatSetVecType(C, A->defaultvectype));
-  PetscCall(MatDiagSetFromOptionsOnly_Private(C));
+  PetscCall(GalerkinResultType(C, A));
   PetscFunctionReturn(0);
 }
 
