@@ -18,7 +18,8 @@
    - an operator with a nonzero coupling the end of a grid line with the
      next line's start (a stored entry of diag's +1 diagonal; a new entry
      for aij) is handed to the general path: aij's entries and values
-     (the formula's would place that coupling wrongly).
+     (the formula's would place that coupling wrongly), also when the
+     nonzero is set after the set-up (the numeric phase hands over).
    One process (the path is sequential). Without a CUDA device the default
    run is SKIPPED, exit 77. Ends with "N passed, M failed". */
 #include "plugin_testing.hpp"
@@ -273,6 +274,26 @@ PetscErrorCode WrapCase(PetscInt dim, PetscInt n)
   PetscCall(CompareCoarse(dksp, aksp, 3, cs, ""));
   PetscCall(KSPDestroy(&dksp));
   PetscCall(KSPDestroy(&aksp));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&R));
+  { /* the same nonzero appearing after the set-up: diag's numeric phase
+       finds it (a stored entry of the +1 diagonal: no new structure) and
+       hands the product over; aij's reference is set up afresh */
+    PetscInt M;
+    PetscCall(StencilOperator(dda, false, &D));
+    PetscCall(MGSetUp(dda, D, "wrap2_", 3, &dksp));
+    PetscCall(DMDAGetInfo(dda, NULL, &M, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(MatSetOption(D, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetValue(D, M - 1, M, -0.5, INSERT_VALUES));
+    PetscCall(Assemble(D));
+    PetscCall(KSPSetOperators(dksp, D, D));
+    PetscCall(KSPSetUp(dksp));
+    PetscCall(StencilOperator(ada, true, &R));
+    PetscCall(MGSetUp(ada, R, "awrap2_", 3, &aksp));
+    PetscCall(CompareCoarse(dksp, aksp, 3, cs, " (the nonzero set after the set-up)"));
+    PetscCall(KSPDestroy(&dksp));
+    PetscCall(KSPDestroy(&aksp));
+  }
   PetscCall(MatDestroy(&D));
   PetscCall(MatDestroy(&R));
   PetscCall(DMDestroy(&dda));

@@ -15,7 +15,8 @@
 
    Taken inside a PCMG set-up (the grids come from its levels' DMs, as for
    the transfers of diag_mg_structured.cpp) for a PtAP of a sequential diag
-   operator in HM storage whose P is a seqaij or seqaijcusparse matrix
+   operator whose P is a sequential aij matrix (seqaij, aijcusparse,
+   aijperm, aijsell)
    holding exactly the Q1 interpolation between the DMDAs of the two
    levels (one dof, not periodic, fine = 2 coarse - 1 points a side;
    checked entry by entry), the default algorithm, and an operator whose
@@ -108,7 +109,7 @@ PetscErrorCode Wanted(Mat C, pdiag::VertexGrids *g, PetscBool *wanted)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &p_aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &p_aij, MATSEQAIJ, MATSEQAIJCUSPARSE, MATSEQAIJPERM, MATSEQAIJSELL, "")); /* seqaij's storage (-pc_mg_diag_transfer_type may convert P in place) */
   if (!seq || !p_aij) PetscFunctionReturn(0);
   if (p->alg) {
     PetscBool dflt, diag;
@@ -287,8 +288,8 @@ PetscErrorCode HandOver(Mat C)
   Mat_Diag    *c = (Mat_Diag *)C->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(C, "diag: MatProduct PtAP: the operator couples grid points more than one apart; the product is set up again by the general path\n"));
-  if (p->destroy) PetscCall((*p->destroy)(p->data));
+  PetscCall(PetscInfo(C, "diag: MatProduct PtAP: the interpolation's formula no longer applies (the operator couples grid points more than one apart, or an operand changed): the product is set up again by the general path\n"));
+  PetscCall(GalerkinStructuredDestroy(p->data)); /* this file's data (p->destroy's signature differs between PETSc versions) */
   p->data    = nullptr;
   p->destroy = nullptr;
   if (c) {
