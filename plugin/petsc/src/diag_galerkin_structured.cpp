@@ -331,6 +331,7 @@ PetscErrorCode ProductNumeric_GalerkinStructured(Mat C)
   } else {
     PetscCall(Refill(C, s, &ok));
     if (ok) PetscCall(RecordOperands(C, s));
+    if (ok) PetscCall(PetscInfo(C, "diag: MatProduct PtAP: new values in the diag result from the interpolation's formula (structure unchanged)\n"));
   }
   PetscCall(PetscLogEventEnd(MATDIAG_GalerkinQ1, C, p->A, p->B, 0));
   if (!ok) PetscCall(HandOver(C));
