@@ -18,11 +18,10 @@
    exit 77; -host_check runs the same checks with host vectors (the host
    path; the device-only checks are left out), a check of the test itself
    on machines without a GPU. Ends with "N passed, M failed". */
+#include "gpu_or_host.hpp"
 #include "plugin_testing.hpp"
 
 #include <petscdmda.h>
-
-#include <cuda_runtime_api.h>
 
 #include <string>
 
@@ -198,12 +197,8 @@ PetscErrorCode GridCase(PetscInt dim, PetscInt n, MatType type)
 
 int main(int argc, char **argv)
 {
-  int ndev = 0, code = 0;
-  g_device = !(argc > 1 && std::string(argv[1]) == "-host_check");
-  if (g_device && (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)) {
-    printf("test_galerkin_gpu: SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  int code = 0;
+  if (!GpuOrHostMode(argc, argv, "test_galerkin_gpu", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
   PetscCall(PetscLogDefaultBegin());
   for (MatType type : {MATDIAG, g_device ? MATDIAGCUDA : MATDIAG})

@@ -22,14 +22,12 @@
      nonzero is set after the set-up (the numeric phase hands over).
    One process (the path is sequential). Without a CUDA device the default
    run is SKIPPED, exit 77. Ends with "N passed, M failed". */
+#include "gpu_or_host.hpp"
 #include "plugin_testing.hpp"
 
 #include <petscdmda.h>
 #include <petscksp.h>
 
-#if !defined(PDIAG_TEST_HOST_ONLY) /* a build against a PETSc without CUDA: -host_check only */
-#include <cuda_runtime_api.h>
-#endif
 
 #include <string>
 
@@ -305,17 +303,8 @@ PetscErrorCode WrapCase(PetscInt dim, PetscInt n)
 
 int main(int argc, char **argv)
 {
-  int ndev = 0, code = 0;
-  g_device = !(argc > 1 && std::string(argv[1]) == "-host_check");
-#if defined(PDIAG_TEST_HOST_ONLY)
-  (void)ndev;
-  if (g_device) {
-#else
-  if (g_device && (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)) {
-#endif
-    printf("test_galerkin_structured: SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  int code = 0;
+  if (!GpuOrHostMode(argc, argv, "test_galerkin_structured", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
   PetscCall(PetscLogDefaultBegin());
   Run("1D n=1025", "structured Galerkin", []() { return GridCase(1, 1025, DMDA_STENCIL_STAR, 3); });

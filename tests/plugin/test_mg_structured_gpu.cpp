@@ -20,14 +20,12 @@
    - not taken: a periodic DMDA (its interpolation wraps around).
    One process (the path is sequential). Without a CUDA device the default
    run is SKIPPED, exit 77. Ends with "N passed, M failed". */
+#include "gpu_or_host.hpp"
 #include "plugin_testing.hpp"
 
 #include <petscdmda.h>
 #include <petscksp.h>
 
-#if !defined(PDIAG_TEST_HOST_ONLY) /* a build against a PETSc without CUDA: -host_check only */
-#include <cuda_runtime_api.h>
-#endif
 
 #include <cstring>
 #include <string>
@@ -356,17 +354,8 @@ PetscErrorCode PeriodicCase(PetscInt dim)
 
 int main(int argc, char **argv)
 {
-  int ndev = 0, code = 0;
-  g_device = !(argc > 1 && std::string(argv[1]) == "-host_check");
-#if defined(PDIAG_TEST_HOST_ONLY)
-  (void)ndev;
-  if (g_device) {
-#else
-  if (g_device && (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)) {
-#endif
-    printf("test_mg_structured_gpu: SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  int code = 0;
+  if (!GpuOrHostMode(argc, argv, "test_mg_structured_gpu", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
   Run("1D n=65", "structured transfers", []() { return GridCase(1, 65, 4); });
   Run("2D n=33", "structured transfers", []() { return GridCase(2, 33, 3); });
