@@ -29,6 +29,9 @@ M*/
 #define MATSEQDIAGCUDA "seqdiagcuda"
 #define MATMPIDIAGCUDA "mpidiagcuda"
 
+/* PCCHEBYJACOBI - "chebyjacobi": Chebyshev/Jacobi smoothing, a fused update a step (registered by MatDiagRegisterAll()) */
+#define PCCHEBYJACOBI "chebyjacobi"
+
 /*E
    MatDiagStorage - the storage scheme of a `MATDIAG` matrix
 

@@ -698,6 +698,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatDiagRegisterPCs_Private());
   PetscCall(MatDiagRegisterMG_Private());
   PetscCall(MatDiagRegisterASM_Private());
+  PetscCall(MatDiagRegisterChebyJacobi_Private());
 #if defined(PDIAG_PETSC_CUDA)
   PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
   PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));

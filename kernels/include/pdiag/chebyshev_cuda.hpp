@@ -1,0 +1,26 @@
+// CUDA versions of pdiag/chebyshev.hpp's element-wise steps (the CPU
+// references): the same signatures and semantics, device pointers, a
+// trailing stream. Each enqueues one kernel and returns cudaGetLastError()
+// after the launch (nothing is launched for n == 0). Plain C++, like
+// pdiag/cuda.hpp: the PETSc plugin includes it and links pdiag_cuda.
+#pragma once
+
+#include "pdiag/chebyshev.hpp"
+#include "pdiag/format.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace pdiag::cuda {
+
+/// x_new = a x_cur + b x_old + g dinv (rhs - ax); null x_cur, x_old or ax
+/// count as zeros; x_new may be x_old.
+template <class T>
+cudaError_t chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, const T* ax, T* x_new,
+                                    cudaStream_t stream = nullptr);
+
+/// d = 1 / d, 1 where d is zero; *zeros (a device word, may be null) gets
+/// the number of zeros added to it.
+template <class T>
+cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros = nullptr, cudaStream_t stream = nullptr);
+
+}  // namespace pdiag::cuda

@@ -1,0 +1,431 @@
+/* PCCHEBYJACOBI: Chebyshev-accelerated Jacobi smoothing in one pass over the
+   vectors a step (kernels/ pdiag/chebyshev.hpp, the CUDA kernel in
+   kernels/src/chebyshev.cu).
+
+   Why: PCMG's default smoother, KSPCHEBYSHEV with PCJACOBI, spends five
+   PETSc vector operations a step besides the product (the residual, the
+   Jacobi scaling, the combination, and a copy at the end); on a diag
+   level operator, whose product moves little more than its two vectors,
+   those operations are most of a multigrid cycle's time on the GPU. Here
+   a step is the operator's MatMult and one fused update, the same
+   iteration (same polynomial, same interval, same eigenvalue estimate) as
+   KSPCHEBYSHEV + PCJACOBI to rounding. The PC works with any matrix type:
+   only MatMult and MatGetDiagonal are asked of it. */
+#include "diag_impl.hpp"
+
+#include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private(): the right-hand side of KSPCHEBYSHEV's eigenvalue estimate */
+#include <petsc/private/pcimpl.h>
+
+#include "pdiag/chebyshev.hpp"
+
+#if defined(PDIAG_PETSC_CUDA)
+  #include "diag_cuda.hpp"
+
+  #include "pdiag/chebyshev_cuda.hpp"
+#endif
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+struct PC_ChebyJacobi {
+  Vec       dinv  = nullptr; /* D^-1, 1 where the diagonal is zero (as PCJACOBI) */
+  Vec       ax    = nullptr; /* A x of the step's current iterate */
+  Vec       other = nullptr; /* the iterate that takes turns with the solution vector */
+  KSP       kspest = nullptr;
+  PetscReal emin = 0, emax = 0;              /* the interval the steps damp */
+  PetscReal emin_given = 0, emax_given = 0;  /* -pc_chebyjacobi_eigenvalues */
+  PetscReal est_min = 0, est_max = 0;        /* the last estimate of D^-1 A's extreme eigenvalues */
+  PetscReal tform[4] = {0.0, 0.1, 0.0, 1.1}; /* PCMG's transform for its Chebyshev smoothers */
+  PetscInt  eststeps = 10;
+  PetscInt  degree   = 2;
+};
+
+PetscLogEvent PC_ChebyJacobiStep = 0;
+
+/* KSPSetNoisy_Private() takes (Mat, Vec) since PETSc 3.19 and (Vec) before;
+   the overload that compiles is the one this PETSc declares. */
+template <class F>
+auto SetNoisy(F f, Mat A, Vec v) -> decltype(f(A, v))
+{
+  return f(A, v);
+}
+template <class F>
+auto SetNoisy(F f, Mat, Vec v) -> decltype(f(v))
+{
+  return f(v);
+}
+
+/* Whether v's values live on the GPU (a CUDA vector not bound to the CPU). */
+PetscBool OnDevice(Vec v)
+{
+#if defined(PDIAG_PETSC_CUDA)
+  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
+  if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
+  if (!cuda || VecBoundToCPU(v, &bound)) return PETSC_FALSE;
+  return bound ? PETSC_FALSE : PETSC_TRUE;
+#else
+  (void)v;
+  return PETSC_FALSE;
+#endif
+}
+
+/* dinv = 1 / dinv, 1 where zero, where dinv's values live. */
+PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
+{
+  PetscInt  n;
+  PetscReal zeros = 0, total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(dinv, &n));
+  if (OnDevice(dinv)) {
+#if defined(PDIAG_PETSC_CUDA)
+    PetscScalar        *d;
+    unsigned long long *count, host = 0;
+
+    DiagCallCUDA(cudaMallocAsync((void **)&count, sizeof(*count), PetscDefaultCudaStream));
+    DiagCallCUDA(cudaMemsetAsync(count, 0, sizeof(*count), PetscDefaultCudaStream));
+    PetscCall(VecCUDAGetArray(dinv, &d));
+    DiagCallCUDA(pdiag::cuda::jacobi_inverse((Index)n, d, count, PetscDefaultCudaStream));
+    PetscCall(VecCUDARestoreArray(dinv, &d));
+    DiagCallCUDA(cudaMemcpyAsync(&host, count, sizeof(host), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaFreeAsync(count, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
+    zeros = (PetscReal)host;
+#endif
+  } else {
+    PetscScalar *d;
+    PetscCall(VecGetArray(dinv, &d));
+    zeros = (PetscReal)pdiag::jacobi_inverse((Index)n, d);
+    PetscCall(VecRestoreArray(dinv, &d));
+  }
+  PetscCall(MPIU_Allreduce(&zeros, &total, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)pc)));
+  if (total > 0) PetscCall(PetscInfo(pc, "Zero detected in diagonal of matrix, using 1 at those locations (%g of them)\n", (double)total));
+  PetscFunctionReturn(0);
+}
+
+/* The extreme eigenvalues of D^-1 A as KSPCHEBYSHEV estimates them: a KSP
+   (GMRES; CG for a matrix known to be SPD) with PCJACOBI, eststeps
+   iterations from PETSc's noisy right-hand side, the eigenvalues of its
+   Krylov space. */
+PetscErrorCode EstimateEigenvalues(PC pc)
+{
+  PC_ChebyJacobi    *cj = (PC_ChebyJacobi *)pc->data;
+  Vec                rhs, sol;
+  PetscInt           its, neig;
+  PetscBool          isset, spd, typed;
+  KSPConvergedReason reason;
+  const char        *prefix;
+  PC                 jac;
+
+  PetscFunctionBegin;
+  if (!cj->kspest) {
+    PetscCall(KSPCreate(PetscObjectComm((PetscObject)pc), &cj->kspest));
+    PetscCall(PetscObjectIncrementTabLevel((PetscObject)cj->kspest, (PetscObject)pc, 1));
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(KSPSetOptionsPrefix(cj->kspest, prefix));
+    PetscCall(KSPAppendOptionsPrefix(cj->kspest, "chebyjacobi_esteig_"));
+    PetscCall(KSPSetComputeEigenvalues(cj->kspest, PETSC_TRUE));
+    PetscCall(KSPGetPC(cj->kspest, &jac));
+    PetscCall(PCSetType(jac, PCJACOBI));
+  }
+  PetscCall(KSPSetTolerances(cj->kspest, 1.e-12, PETSC_DEFAULT, PETSC_DEFAULT, cj->eststeps));
+  PetscCall(MatIsSPDKnown(pc->pmat, &isset, &spd));
+  PetscCall(KSPGetOptionsPrefix(cj->kspest, &prefix));
+  PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, prefix, "-ksp_type", &typed));
+  if (!typed) PetscCall(KSPSetType(cj->kspest, isset && spd ? KSPCG : KSPGMRES));
+  PetscCall(KSPSetOperators(cj->kspest, pc->mat, pc->pmat));
+  PetscCall(KSPSetFromOptions(cj->kspest));
+
+  rhs = cj->ax, sol = cj->other; /* work vectors until the first step */
+  PetscCall(SetNoisy(&KSPSetNoisy_Private, pc->mat, rhs));
+  PetscCall(KSPSolve(cj->kspest, rhs, sol));
+  PetscCall(KSPGetConvergedReason(cj->kspest, &reason));
+  if (reason < 0 && reason != KSP_DIVERGED_ITS) PetscCall(PetscInfo(pc, "Eigen estimator failed %s, using estimates anyway\n", KSPConvergedReasons[reason]));
+  PetscCall(KSPGetIterationNumber(cj->kspest, &its));
+  PetscCheck(its > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_CONV_FAILED, "PCCHEBYJACOBI: the eigenvalue estimate took no iteration (%s); give -pc_chebyjacobi_eigenvalues", KSPConvergedReasons[reason]);
+  {
+    std::vector<PetscReal> re((std::size_t)its), im((std::size_t)its);
+    PetscCall(KSPComputeEigenvalues(cj->kspest, its, re.data(), im.data(), &neig));
+    PetscCheck(neig > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_CONV_FAILED, "PCCHEBYJACOBI: the eigenvalue estimate found no eigenvalue; give -pc_chebyjacobi_eigenvalues");
+    const auto [lo, hi] = std::minmax_element(re.begin(), re.begin() + neig);
+    cj->est_min = *lo, cj->est_max = *hi;
+  }
+  PetscCall(PetscInfo(pc, "eigen estimate min/max = %g %g\n", (double)cj->est_min, (double)cj->est_max));
+  PetscFunctionReturn(0);
+}
+
+/* The work vectors in the layout and type of the solve's vectors (those of
+   the set-up come from MatCreateVecs: a PC handed other vectors, e.g. CUDA
+   ones for a matrix that makes host vectors, moves D^-1 over once). */
+PetscErrorCode MatchVectors(PC pc, Vec b)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  VecType         have, want;
+  PetscBool       same;
+  PetscInt        nh, nw;
+  Vec             dinv;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetType(cj->dinv, &have));
+  PetscCall(VecGetType(b, &want));
+  PetscCall(PetscStrcmp(have, want, &same));
+  PetscCall(VecGetLocalSize(cj->dinv, &nh));
+  PetscCall(VecGetLocalSize(b, &nw));
+  PetscCheck(nh == nw, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCCHEBYJACOBI: vector of local size %" PetscInt_FMT ", the operator's is %" PetscInt_FMT, nw, nh);
+  if (same) PetscFunctionReturn(0);
+  PetscCall(VecDuplicate(b, &dinv));
+  PetscCall(VecCopy(cj->dinv, dinv));
+  PetscCall(VecDestroy(&cj->dinv));
+  cj->dinv = dinv;
+  PetscCall(VecDestroy(&cj->ax));
+  PetscCall(VecDestroy(&cj->other));
+  PetscCall(VecDuplicate(b, &cj->ax));
+  PetscCall(VecDuplicate(b, &cj->other));
+  PetscFunctionReturn(0);
+}
+
+/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - ax), where the vectors live;
+   null x_cur / ax: zeros; x_new is x_old's vector or, when x_old is null,
+   any other. */
+PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec ax, Vec x_new)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  PetscInt        n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCall(PetscLogEventBegin(PC_ChebyJacobiStep, pc, 0, 0, 0));
+  const PetscLogDouble flops = (PetscLogDouble)n * (3 + (x_cur ? 2 : 0) + (x_old ? 2 : 0) + (ax ? 1 : 0));
+  if (OnDevice(b)) {
+#if defined(PDIAG_PETSC_CUDA)
+    const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
+    PetscScalar       *xn;
+    PetscCall(VecCUDAGetArrayRead(cj->dinv, &d));
+    PetscCall(VecCUDAGetArrayRead(b, &r));
+    if (x_cur) PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
+    if (ax) PetscCall(VecCUDAGetArrayRead(ax, &w));
+    if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
+    else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, w, xn, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(flops));
+    if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
+    else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
+    if (ax) PetscCall(VecCUDARestoreArrayRead(ax, &w));
+    if (x_cur) PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
+    PetscCall(VecCUDARestoreArrayRead(b, &r));
+    PetscCall(VecCUDARestoreArrayRead(cj->dinv, &d));
+#endif
+  } else {
+    const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
+    PetscScalar       *xn;
+    PetscCall(VecGetArrayRead(cj->dinv, &d));
+    PetscCall(VecGetArrayRead(b, &r));
+    if (x_cur) PetscCall(VecGetArrayRead(x_cur, &xc));
+    if (ax) PetscCall(VecGetArrayRead(ax, &w));
+    if (x_old) PetscCall(VecGetArray(x_new, &xn));
+    else PetscCall(VecGetArrayWrite(x_new, &xn));
+    pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, w, xn);
+    PetscCall(PetscLogFlops(flops));
+    if (x_old) PetscCall(VecRestoreArray(x_new, &xn));
+    else PetscCall(VecRestoreArrayWrite(x_new, &xn));
+    if (ax) PetscCall(VecRestoreArrayRead(ax, &w));
+    if (x_cur) PetscCall(VecRestoreArrayRead(x_cur, &xc));
+    PetscCall(VecRestoreArrayRead(b, &r));
+    PetscCall(VecRestoreArrayRead(cj->dinv, &d));
+  }
+  PetscCall(PetscLogEventEnd(PC_ChebyJacobiStep, pc, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* `steps` steps from y (zero if guesszero), the result in y. The iterates
+   take turns between y and cj->other: step k writes over the iterate of
+   step k - 2, so an even count ends in y without a copy. */
+PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
+{
+  PC_ChebyJacobi      *cj = (PC_ChebyJacobi *)pc->data;
+  pdiag::ChebyshevSteps recurrence(cj->emin, cj->emax);
+  Vec                   iterate[2];
+  int                   cur = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatchVectors(pc, b));
+  iterate[0] = y, iterate[1] = cj->other;
+  for (PetscInt k = 0; k < steps; k++) {
+    const pdiag::ChebyshevStep s    = recurrence.next();
+    const bool                 zero = guesszero && k == 0;
+    if (!zero) PetscCall(MatMult(pc->mat, iterate[cur], cj->ax));
+    /* the iterate before x_cur: none at the first step, zero (not read: y may hold anything) at the second from a zero guess */
+    const bool no_old = k == 0 || (guesszero && k == 1);
+    PetscCall(Update(pc, s, zero ? nullptr : iterate[cur], no_old ? nullptr : iterate[1 - cur], b, zero ? nullptr : cj->ax, iterate[1 - cur]));
+    cur = 1 - cur;
+  }
+  if (cur) PetscCall(VecCopy(cj->other, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCApplyRichardson_ChebyJacobi(PC pc, Vec b, Vec y, Vec, PetscReal, PetscReal, PetscReal, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PetscFunctionBegin;
+  PetscCall(Steps(pc, b, y, its, guesszero));
+  *outits = its;
+  *reason = PCRICHARDSON_CONVERGED_ITS;
+  PetscFunctionReturn(0);
+}
+
+/* y = p(D^-1 A) D^-1 x: degree steps from a zero guess (a fixed polynomial,
+   symmetric for a symmetric A: usable inside CG). */
+PetscErrorCode PCApply_ChebyJacobi(PC pc, Vec x, Vec y)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(Steps(pc, x, y, cj->degree, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  PetscInt        nlocal = -1, mlocal;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(pc->pmat, &mlocal, NULL));
+  if (cj->dinv) PetscCall(VecGetLocalSize(cj->dinv, &nlocal));
+  if (nlocal != mlocal) {
+    PetscCall(VecDestroy(&cj->dinv));
+    PetscCall(VecDestroy(&cj->ax));
+    PetscCall(VecDestroy(&cj->other));
+    PetscCall(MatCreateVecs(pc->pmat, &cj->dinv, &cj->ax));
+    PetscCall(VecDuplicate(cj->ax, &cj->other));
+  }
+  PetscCall(MatGetDiagonal(pc->pmat, cj->dinv));
+  PetscCall(InvertDiagonal(pc, cj->dinv));
+  if (cj->emax_given > 0) {
+    cj->emin = cj->emin_given, cj->emax = cj->emax_given;
+  } else {
+    PetscCall(EstimateEigenvalues(pc));
+    cj->emin = cj->tform[0] * cj->est_min + cj->tform[1] * cj->est_max;
+    cj->emax = cj->tform[2] * cj->est_min + cj->tform[3] * cj->est_max;
+    PetscCheck(cj->emax > cj->emin && cj->emin >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_CONV_FAILED,
+               "PCCHEBYJACOBI: the estimated interval [%g, %g] of D^-1 A's spectrum (from the estimate %g, %g) is not positive; is the matrix positive definite? Give -pc_chebyjacobi_eigenvalues",
+               (double)cj->emin, (double)cj->emax, (double)cj->est_min, (double)cj->est_max);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOptionsObject)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  PetscReal       eig[2] = {0, 0}, tform[4];
+  PetscInt        n = 2;
+  PetscBool       set;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Chebyshev/Jacobi smoother (chebyjacobi) options");
+  PetscCall(PetscOptionsRealArray("-pc_chebyjacobi_eigenvalues", "emin,emax: the interval of D^-1 A's spectrum to damp (no estimate)", "PCCHEBYJACOBI", eig, &n, &set));
+  if (set) {
+    PetscCheck(n == 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "-pc_chebyjacobi_eigenvalues takes two values, emin,emax; %" PetscInt_FMT " given", n);
+    PetscCheck(eig[1] > eig[0] && eig[0] >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_eigenvalues %g,%g: need 0 <= emin < emax", (double)eig[0], (double)eig[1]);
+    cj->emin_given = eig[0], cj->emax_given = eig[1];
+  }
+  std::copy(cj->tform, cj->tform + 4, tform);
+  n = 4;
+  PetscCall(PetscOptionsRealArray("-pc_chebyjacobi_esteig", "a,b,c,d: from the estimate [l, u], emin = a l + b u, emax = c l + d u", "PCCHEBYJACOBI", tform, &n, &set));
+  if (set) {
+    PetscCheck(n == 4, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "-pc_chebyjacobi_esteig takes four values a,b,c,d; %" PetscInt_FMT " given", n);
+    std::copy(tform, tform + 4, cj->tform);
+  }
+  PetscCall(PetscOptionsInt("-pc_chebyjacobi_esteig_steps", "Iterations of the eigenvalue estimate", "PCCHEBYJACOBI", cj->eststeps, &cj->eststeps, NULL));
+  PetscCheck(cj->eststeps > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_esteig_steps %" PetscInt_FMT " must be positive", cj->eststeps);
+  PetscCall(PetscOptionsInt("-pc_chebyjacobi_degree", "Steps of PCApply (from a zero guess); under KSPRICHARDSON the KSP's iterations are the steps", "PCCHEBYJACOBI", cj->degree, &cj->degree, NULL));
+  PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCView_ChebyJacobi(PC pc, PetscViewer viewer)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  PetscBool       ascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev/Jacobi steps on the interval [%g, %g] of D^-1 A's spectrum, degree %" PetscInt_FMT " for PCApply\n", (double)cj->emin, (double)cj->emax, cj->degree));
+  if (cj->emax_given > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  interval given (-pc_chebyjacobi_eigenvalues)\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  interval from the estimate [%g, %g] by the transform %g %g; %g %g, %" PetscInt_FMT " estimate iterations\n", (double)cj->est_min, (double)cj->est_max, (double)cj->tform[0], (double)cj->tform[1], (double)cj->tform[2],
+                                     (double)cj->tform[3], cj->eststeps));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCReset_ChebyJacobi(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&cj->dinv));
+  PetscCall(VecDestroy(&cj->ax));
+  PetscCall(VecDestroy(&cj->other));
+  PetscCall(KSPDestroy(&cj->kspest));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_ChebyJacobi(pc));
+  delete (PC_ChebyJacobi *)pc->data;
+  pc->data = nullptr;
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   PCCHEBYJACOBI - "chebyjacobi": Chebyshev-accelerated Jacobi smoothing, each step the
+   operator's `MatMult()` and one fused vector update (petsc-diag)
+
+   Options Database Keys:
++  -pc_chebyjacobi_eigenvalues <emin,emax> - the interval of the spectrum of D^-1 A to damp (then nothing is estimated)
+.  -pc_chebyjacobi_esteig <a,b,c,d> - from the estimate [l, u]: emin = a l + b u, emax = c l + d u (default 0,0.1,0,1.1, what `PCMG` gives its Chebyshev smoothers)
+.  -pc_chebyjacobi_esteig_steps <10> - iterations of the estimate (its KSP has the prefix <pc prefix>chebyjacobi_esteig_: GMRES, or CG for a matrix known to be SPD)
+-  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
+
+   Notes:
+   Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
+   `KSPCHEBYSHEV` with `PCJACOBI` on the same interval (first kind, the same eigenvalue estimate), to rounding,
+   with three vector passes a step fewer. The multigrid smoother of `-pc_type mg` is
+   `-mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi` (2 steps, as PCMG's default Chebyshev).
+   With CUDA vectors every step runs on the GPU. Any matrix type that has `MatMult()` and `MatGetDiagonal()`.
+
+   Level: intermediate
+
+.seealso: `KSPCHEBYSHEV`, `PCJACOBI`, `PCMG`, `KSPRICHARDSON`, `MATDIAG`
+M*/
+PetscErrorCode PCCreate_ChebyJacobi(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCallCXX(pc->data = new PC_ChebyJacobi());
+  pc->ops->setup           = PCSetUp_ChebyJacobi;
+  pc->ops->apply           = PCApply_ChebyJacobi;
+  pc->ops->applyrichardson = PCApplyRichardson_ChebyJacobi;
+  pc->ops->setfromoptions  = PCSetFromOptions_ChebyJacobi;
+  pc->ops->view            = PCView_ChebyJacobi;
+  pc->ops->reset           = PCReset_ChebyJacobi;
+  pc->ops->destroy         = PCDestroy_ChebyJacobi;
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+PetscErrorCode MatDiagRegisterChebyJacobi_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PCInitializePackage());
+  PetscCall(PetscLogEventRegister("PCChebyJacStep", PC_CLASSID, &PC_ChebyJacobiStep));
+  PetscCall(PCRegister(PCCHEBYJACOBI, PCCreate_ChebyJacobi));
+  PetscFunctionReturn(0);
+}
