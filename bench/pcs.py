@@ -11,7 +11,8 @@ Cases (N^3 grid points, CG, -ksp_rtol 1e-8):
 PCs: jacobi, sor, bjacobi + ILU(0), mg rediscretized with Chebyshev/Jacobi
 and with SOR smoothers (ex45), mg Galerkin with Jacobi (the issue's peer
 configuration: -pc_mg_levels 5 -mg_levels_pc_type jacobi -pc_mg_galerkin)
-and with SOR smoothers, gamg.
+and with SOR smoothers, mg Galerkin with PCMG's smoother as the plugin's fused
+PCCHEBYJACOBI (both types), gamg.
 
 Each run: -log_view -log_view_gpu_time; parsed into one CSV line
 (pcs.csv): iterations, converged reason, PCSetUp and KSPSolve time (max
@@ -56,6 +57,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (slowest) last, so that a budget that runs out drops the least telling.
 CONFIGS = [
     ("mg_galerkin_jacobi", ("ex45", "diffusion"), "-pc_type mg -pc_mg_levels {L} -pc_mg_galerkin -mg_levels_pc_type jacobi"),
+    # the same smoother as PCMG's default (Chebyshev/Jacobi, 2 steps, the same
+    # eigenvalue estimate), each step one fused update (PCCHEBYJACOBI of the
+    # plugin, loaded for both types)
+    ("mg_galerkin_chebyjacobi", ("ex45", "diffusion"),
+     "-pc_type mg -pc_mg_levels {L} -pc_mg_galerkin -mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi"),
     ("gamg", ("ex45", "diffusion"), "-pc_type gamg"),
     ("mg_redisc_cheb_jacobi", ("ex45",), "-pc_type mg -pc_mg_levels {L} -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi"),
     ("jacobi", ("ex45", "diffusion"), "-pc_type jacobi"),
@@ -116,7 +122,7 @@ def command(case, pc_opts, mat, args):
     if case == "ex45":
         exe = os.path.join(args["bin"], "tut_ksp_ex45")
         opts = f"{grid} -dm_mat_type {mat}"
-        if mat.startswith("diag"):
+        if mat.startswith("diag") or "chebyjacobi" in pc_opts:
             opts += f" -dll_append {args['lib']}"
     else:
         exe = args["diffusion"]

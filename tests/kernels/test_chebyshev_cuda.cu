@@ -1,0 +1,61 @@
+// pdiag::cuda::chebyshev_jacobi_update and jacobi_inverse
+// (kernels/src/chebyshev.cu) against their CPU references
+// (pdiag/chebyshev.hpp): every combination of null arguments, in place,
+// sizes below one block and beyond one wave of blocks, to rounding (the
+// device may contract into FMAs); the zero count of jacobi_inverse. Without
+// a CUDA device: SKIPPED, exit 77.
+#define BOOST_TEST_MODULE chebyshev_cuda
+#define BOOST_TEST_NO_MAIN
+#define BOOST_TEST_ALTERNATIVE_INIT_API
+#include <boost/test/unit_test.hpp>
+
+#include "cuda_testing.hpp"
+#include "pdiag/chebyshev_cuda.hpp"
+#include "testing.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+using namespace pdiag;
+using namespace pdiag::testing;
+
+BOOST_FIXTURE_TEST_SUITE(chebyshev_cuda, StreamFixture)
+
+BOOST_AUTO_TEST_CASE(update_against_cpu_reference) {
+  std::mt19937_64 rng(11);
+  for (Index n : {Index(1), Index(255), Index(257), Index(3000001)}) {
+    const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), d = random_vector(n, rng), r = random_vector(n, rng), w = random_vector(n, rng);
+    DeviceArray<double> d_xc(xc), d_d(d), d_r(r), d_w(w);
+    for (int mask = 0; mask < 8; ++mask) {  // which of x_cur, x_old, ax are given
+      const bool has_cur = mask & 1, has_old = mask & 2, has_ax = mask & 4;
+      BOOST_TEST_CONTEXT("n=" << n << " x_cur " << has_cur << " x_old " << has_old << " ax " << has_ax) {
+        std::vector<double> expect(xo);
+        chebyshev_jacobi_update(n, 0.7, has_cur ? xc.data() : nullptr, 0.3, has_old ? expect.data() : nullptr, 1.3, d.data(), r.data(), has_ax ? w.data() : nullptr, expect.data());
+        DeviceArray<double> d_xo(xo);  // x_new in x_old's storage, as the PC uses it
+        PDIAG_CUDA_REQUIRE(cuda::chebyshev_jacobi_update(n, 0.7, has_cur ? d_xc.get() : nullptr, 0.3, has_old ? d_xo.get() : nullptr, 1.3, d_d.get(), d_r.get(), has_ax ? d_w.get() : nullptr, d_xo.get(), stream));
+        sync_checked(stream, "chebyshev_jacobi_update");
+        BOOST_TEST(max_rel_diff(d_xo.download(), expect) < 1e-15);
+      }
+    }
+  }
+  BOOST_TEST(cuda::chebyshev_jacobi_update<double>(0, 1, nullptr, 0, nullptr, 1, nullptr, nullptr, nullptr, nullptr, stream) == cudaSuccess);
+}
+
+BOOST_AUTO_TEST_CASE(jacobi_inverse_against_cpu_reference) {
+  std::mt19937_64 rng(12);
+  const Index n = 1000003;
+  std::vector<double> d = random_vector(n, rng);
+  for (Index i = 0; i < n; i += 997) d[i] = 0.0;
+  DeviceArray<double> d_d(d);
+  DeviceArray<unsigned long long> count(std::vector<unsigned long long>(1, 5));
+  const Index zeros = jacobi_inverse(n, d.data());
+  PDIAG_CUDA_REQUIRE(cuda::jacobi_inverse(n, d_d.get(), count.get(), stream));
+  sync_checked(stream, "jacobi_inverse");
+  BOOST_TEST(max_rel_diff(d_d.download(), d) < 1e-15);
+  BOOST_TEST(count.download()[0] == 5 + static_cast<unsigned long long>(zeros));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+PDIAG_CUDA_TEST_MAIN("chebyshev_cuda")

@@ -1,0 +1,316 @@
+/* PCCHEBYJACOBI (diag_pc_chebyjacobi.cpp) against PETSc's KSPCHEBYSHEV with
+   PCJACOBI, with diag and aij operators on a 3D DMDA (variable
+   coefficients), on the GPU with CUDA vectors by default and with host
+   vectors under -host_check, on any number of processes:
+   - KSPRICHARDSON + chebyjacobi with -pc_chebyjacobi_eigenvalues gives
+     KSPCHEBYSHEV + PCJACOBI's iterate on the same interval to rounding,
+     for 1 to 5 steps from a zero and a nonzero guess, also with a zero on
+     the diagonal (both use 1 there);
+   - with the estimate (the default) the same, so the interval is the one
+     KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
+   - as PCMG's smoother: the same iterations and residual as the default
+     smoother (Galerkin MG, 3 levels);
+   - PCApply: a symmetric operator (u . P v = v . P u) that CG converges with;
+   - with CUDA vectors a smoothing copies nothing between host and device;
+   - bad options are refused with a PETSc error.
+   Without a CUDA device the default run is SKIPPED, exit 77. Ends with
+   "N passed, M failed". */
+#include "gpu_or_host.hpp"
+#include "plugin_testing.hpp"
+
+#include <petscdmda.h>
+#include <petscksp.h>
+
+#include <string>
+
+using namespace plugin_testing;
+
+namespace {
+
+bool g_device = true; /* false with -host_check */
+
+PetscErrorCode CreateGrid(PetscInt n, const char *mtype, DM *da)
+{
+  PetscFunctionBeginUser;
+  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n - 4, n + 4, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  PetscCall(DMSetVecType(*da, g_device ? VECCUDA : VECSTANDARD));
+  PetscCall(DMSetMatType(*da, mtype));
+  PetscCall(DMSetUp(*da));
+  PetscFunctionReturn(0);
+}
+
+/* -div(k grad u) by the 7-point flux form, k varying by a factor 10 (SPD);
+   zero_diagonal: row 0's diagonal set to zero (not SPD: for the fixed-interval
+   comparisons only). */
+PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A)
+{
+  PetscInt M, N, P, xs, ys, zs, xm, ym, zm;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMCreateMatrix(da, A));
+  PetscCall(DMDAGetInfo(da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  auto k = [](PetscInt i, PetscInt j, PetscInt l) { return 1.0 + 4.5 * (1.0 + Unit(7, i + 1000 * j, l)); };
+  for (PetscInt l = zs; l < zs + zm; l++)
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++) {
+        MatStencil  row = {l, j, i, 0}, col[7];
+        PetscScalar v[7], diag = 0;
+        PetscInt    n = 0;
+        const PetscInt nb[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        for (const auto &d : nb) {
+          const PetscInt ii = i + d[0], jj = j + d[1], ll = l + d[2];
+          const double   kf = 2.0 / (1.0 / k(i, j, l) + 1.0 / k(ii, jj, ll));
+          diag += kf; /* Dirichlet outside: the face still counts on the diagonal */
+          if (ii < 0 || jj < 0 || ll < 0 || ii >= M || jj >= N || ll >= P) continue;
+          col[n] = {ll, jj, ii, 0}, v[n++] = -kf;
+        }
+        col[n] = row, v[n++] = (zero_diagonal && i == 0 && j == 0 && l == 0) ? 0.0 : diag;
+        PetscCall(MatSetValuesStencil(*A, 1, &row, n, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FillVector(Vec v, unsigned seed)
+{
+  PetscInt     lo, hi;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(v, &lo, &hi));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = lo; i < hi; i++) a[i - lo] = Unit(seed, i, 0);
+  PetscCall(VecRestoreArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
+/* A smoother KSP of `steps` iterations, no norms, on A; prefix for its options. */
+PetscErrorCode Smoother(Mat A, const char *ktype, const char *ptype, const char *prefix, PetscInt steps, bool nonzero_guess, KSP *ksp)
+{
+  PC pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, ktype));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, ptype));
+  PetscCall(KSPSetNormType(*ksp, KSP_NORM_NONE));
+  PetscCall(KSPSetConvergenceTest(*ksp, KSPConvergedSkip, NULL, NULL));
+  PetscCall(KSPSetTolerances(*ksp, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, steps));
+  PetscCall(KSPSetInitialGuessNonzero(*ksp, nonzero_guess ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscFunctionReturn(0);
+}
+
+/* chebyjacobi under Richardson against KSPCHEBYSHEV + PCJACOBI: the given
+   interval (emin > 0) or both estimating (emin == 0). */
+PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, PetscReal emax)
+{
+  DM               da;
+  Mat              A;
+  Vec              b, x0, x_cj, x_ch;
+  const std::string cs = Fmt("%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", emin > 0 ? "given interval" : "estimated interval");
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateGrid(9, mtype, &da));
+  PetscCall(Operator(da, zero_diagonal, &A));
+  PetscCall(DMCreateGlobalVector(da, &b));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecDuplicate(b, &x_cj));
+  PetscCall(VecDuplicate(b, &x_ch));
+  PetscCall(FillVector(b, 1));
+  PetscCall(FillVector(x0, 2));
+  if (emin > 0) PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_eigenvalues", Fmt("%.17g,%.17g", (double)emin, (double)emax).c_str()));
+  for (PetscInt steps = 1; steps <= 5; steps++)
+    for (int nonzero = 0; nonzero < 2; nonzero++) {
+      KSP       cj, ch;
+      PetscReal rel;
+      PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "cj_", steps, nonzero, &cj));
+      PetscCall(Smoother(A, KSPCHEBYSHEV, PCJACOBI, "ch_", steps, nonzero, &ch));
+      if (emin > 0) PetscCall(KSPChebyshevSetEigenvalues(ch, emax, emin));
+      else PetscCall(KSPChebyshevEstEigSet(ch, 0.0, 0.1, 0.0, 1.1));
+      PetscCall(VecCopy(x0, x_cj));
+      PetscCall(VecCopy(x0, x_ch));
+      PetscCall(KSPSolve(cj, b, x_cj));
+      PetscCall(KSPSolve(ch, b, x_ch));
+      PetscCall(VecRelDiff(x_cj, x_ch, &rel));
+      PetscCall(Record(rel < 1e-12, cs, Fmt("%" PetscInt_FMT " steps from a %s guess: KSPCHEBYSHEV + PCJACOBI's iterate", steps, nonzero ? "nonzero" : "zero"), Fmt("relative difference %.3e", (double)rel)));
+      PetscCall(KSPDestroy(&cj));
+      PetscCall(KSPDestroy(&ch));
+    }
+  if (emin > 0) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x_cj));
+  PetscCall(VecDestroy(&x_ch));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* CG preconditioned by Galerkin MG (3 levels) with the default smoother and
+   with chebyjacobi under Richardson: the same iterations and residuals. */
+PetscErrorCode MGCase(const char *mtype)
+{
+  DM                 da;
+  Mat                A;
+  Vec                b, x;
+  PetscInt           its[2];
+  PetscReal          rnorm[2];
+  KSPConvergedReason reason[2];
+  const std::string  cs = Fmt("%s, Galerkin MG", mtype);
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateGrid(17, mtype, &da));
+  PetscCall(Operator(da, false, &A));
+  PetscCall(DMCreateGlobalVector(da, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(FillVector(b, 3));
+  for (int variant = 0; variant < 2; variant++) {
+    KSP ksp;
+    PC  pc;
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetDM(ksp, da));
+    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCMG));
+    PetscCall(PCMGSetLevels(pc, 3, NULL));
+    PetscCall(PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH));
+    PetscCall(KSPSetOptionsPrefix(ksp, variant ? "mgcj_" : "mgch_"));
+    if (variant) {
+      PetscCall(PetscOptionsSetValue(NULL, "-mgcj_mg_levels_ksp_type", "richardson"));
+      PetscCall(PetscOptionsSetValue(NULL, "-mgcj_mg_levels_pc_type", "chebyjacobi"));
+    } else PetscCall(PetscOptionsSetValue(NULL, "-mgch_mg_levels_pc_type", "jacobi"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecSet(x, 0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its[variant]));
+    PetscCall(KSPGetResidualNorm(ksp, &rnorm[variant]));
+    PetscCall(KSPGetConvergedReason(ksp, &reason[variant]));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-mgcj_mg_levels_ksp_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mgcj_mg_levels_pc_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mgch_mg_levels_pc_type"));
+  const PetscReal rel = PetscAbsReal(rnorm[1] - rnorm[0]) / rnorm[0];
+  PetscCall(Record(reason[1] > 0 && reason[0] > 0, cs, "both converge", Fmt("reasons %d, %d", (int)reason[0], (int)reason[1])));
+  PetscCall(Record(its[1] == its[0] && rel < 1e-8, cs, "chebyjacobi smoothers: the default smoother's iterations and residual",
+                   Fmt("iterations %" PetscInt_FMT " / %" PetscInt_FMT ", residuals %.10e / %.10e", its[1], its[0], (double)rnorm[1], (double)rnorm[0])));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* PCApply: symmetric, CG converges with it; a smoothing copies nothing
+   between host and device (CUDA vectors). */
+PetscErrorCode ApplyCase(const char *mtype)
+{
+  DM                 da;
+  Mat                A;
+  Vec                u, v, pu, pv, b, x;
+  KSP                ksp;
+  PC                 pc;
+  PetscScalar        upv, vpu;
+  KSPConvergedReason reason;
+  PetscInt           its;
+  const std::string  cs = Fmt("%s, PCApply", mtype);
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateGrid(11, mtype, &da));
+  PetscCall(Operator(da, false, &A));
+  PetscCall(DMCreateGlobalVector(da, &u));
+  PetscCall(VecDuplicate(u, &v));
+  PetscCall(VecDuplicate(u, &pu));
+  PetscCall(VecDuplicate(u, &pv));
+  PetscCall(VecDuplicate(u, &b));
+  PetscCall(VecDuplicate(u, &x));
+  PetscCall(FillVector(u, 4));
+  PetscCall(FillVector(v, 5));
+  PetscCall(FillVector(b, 6));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCCHEBYJACOBI));
+  PetscCall(KSPSetOptionsPrefix(ksp, "app_"));
+  PetscCall(PetscOptionsSetValue(NULL, "-app_pc_chebyjacobi_degree", "3"));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 200));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(PCApply(pc, u, pu));
+  PetscCall(PCApply(pc, v, pv));
+  PetscCall(VecDot(u, pv, &upv));
+  PetscCall(VecDot(v, pu, &vpu));
+  PetscCall(Record(PetscAbsScalar(upv - vpu) <= 1e-12 * PetscAbsScalar(upv), cs, "u . P v = v . P u", Fmt("%.17g, %.17g", (double)PetscRealPart(upv), (double)PetscRealPart(vpu))));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(Record(reason > 0, cs, "CG converges", Fmt("reason %d after %" PetscInt_FMT " iterations", (int)reason, its)));
+  if (g_device) { /* one more application: no copy either way */
+    int to0, from0, to1, from1;
+    PetscCall(EventCount("VecCUDACopyTo", &to0));
+    PetscCall(EventCount("VecCUDACopyFrom", &from0));
+    PetscCall(PCApply(pc, u, pu));
+    PetscCall(EventCount("VecCUDACopyTo", &to1));
+    PetscCall(EventCount("VecCUDACopyFrom", &from1));
+    PetscCall(Record(to1 == to0 && from1 == from0, cs, "CUDA vectors: no host/device copy in PCApply", Fmt("copies to %d, from %d", to1 - to0, from1 - from0)));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-app_pc_chebyjacobi_degree"));
+  PetscCall(KSPDestroy(&ksp));
+  for (Vec *w : {&u, &v, &pu, &pv, &b, &x}) PetscCall(VecDestroy(w));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* An option value refused with a PETSc error naming it. */
+PetscErrorCode RefusedCase(const char *option, const char *value)
+{
+  PC             pc;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, PCCHEBYJACOBI));
+  PetscCall(PetscOptionsSetValue(NULL, option, value));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PCSetFromOptions(pc);
+  PetscCall(PetscPopErrorHandler());
+  const std::string msg = LastMessage();
+  PetscCall(PetscOptionsClearValue(NULL, option));
+  PetscCall(Record(ierr != 0 && msg.find(option) != std::string::npos, "bad options", Fmt("%s %s refused", option, value), msg));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  int code = 0;
+  if (!GpuOrHostMode(argc, argv, "test_chebyjacobi", &g_device)) return 77;
+  PetscCall(Start(&argc, &argv, NULL));
+  for (const char *mtype : {MATDIAG, g_device ? MATAIJCUSPARSE : MATAIJ}) {
+    const std::string t = mtype;
+    Run(t, "steps, given interval", [&]() { return StepsCase(mtype, false, 0.25, 2.2); });
+    Run(t, "steps, zero on the diagonal", [&]() { return StepsCase(mtype, true, 0.25, 2.2); });
+    Run(t, "steps, estimated interval", [&]() { return StepsCase(mtype, false, 0, 0); });
+    Run(t, "Galerkin MG", [&]() { return MGCase(mtype); });
+    Run(t, "PCApply", [&]() { return ApplyCase(mtype); });
+  }
+  Run("bad options", "eigenvalues", []() { return RefusedCase("-pc_chebyjacobi_eigenvalues", "2,1"); });
+  Run("bad options", "degree", []() { return RefusedCase("-pc_chebyjacobi_degree", "0"); });
+  Run("bad options", "esteig", []() { return RefusedCase("-pc_chebyjacobi_esteig", "0,0.1,1.1"); });
+  PetscCall(Summary(&code));
+  PetscCall(PetscFinalize());
+  return code;
+}
