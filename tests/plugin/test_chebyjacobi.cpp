@@ -17,6 +17,7 @@
    "N passed, M failed". */
 #include "gpu_or_host.hpp"
 #include "plugin_testing.hpp"
+#include "../../solvers/dm_inactive.hpp"
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -175,7 +176,7 @@ PetscErrorCode MGCase(const char *mtype)
     PC  pc;
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetDM(ksp, da));
-    PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
+    PetscCall(KSPSetDMInactive(ksp));
     PetscCall(KSPSetOperators(ksp, A, A));
     PetscCall(KSPSetType(ksp, KSPCG));
     PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100));

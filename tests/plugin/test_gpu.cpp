@@ -16,6 +16,7 @@
 
 #include "petsc_compat.hpp"
 #include "plugin_testing.hpp" /* EventCount only: this test keeps its own counters */
+#include "../../solvers/dm_inactive.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -384,11 +385,7 @@ PetscErrorCode GalerkinMGFirstSolve(DM da, PetscLogDouble *bytes, PetscLogDouble
   PetscCall(VecSet(b, 1.0));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, da));
-#if PETSC_VERSION_LT(3, 25, 0) /* 3.25 names what to deactivate */
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
-#else
-  PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_ALL, PETSC_FALSE));
-#endif
+  PetscCall(KSPSetDMInactive(ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 200));

@@ -22,6 +22,7 @@
    run is SKIPPED, exit 77. Ends with "N passed, M failed". */
 #include "gpu_or_host.hpp"
 #include "plugin_testing.hpp"
+#include "../../solvers/dm_inactive.hpp"
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -236,11 +237,7 @@ PetscErrorCode MGSolve(DM da, Mat A, Vec b, const char *prefix, PetscInt levels,
   PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
   PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
   PetscCall(KSPSetDM(*ksp, da));
-#if PETSC_VERSION_LT(3, 25, 0) /* 3.25 names what to deactivate */
-  PetscCall(KSPSetDMActive(*ksp, PETSC_FALSE));
-#else
-  PetscCall(KSPSetDMActive(*ksp, KSP_DMACTIVE_ALL, PETSC_FALSE));
-#endif
+  PetscCall(KSPSetDMInactive(*ksp));
   PetscCall(KSPSetOperators(*ksp, A, A));
   PetscCall(KSPSetType(*ksp, KSPCG));
   PetscCall(KSPSetTolerances(*ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 200));
