@@ -12,7 +12,7 @@ PCs: jacobi, sor, bjacobi + ILU(0), mg rediscretized with Chebyshev/Jacobi
 and with SOR smoothers (ex45), mg Galerkin with Jacobi (the issue's peer
 configuration: -pc_mg_levels 5 -mg_levels_pc_type jacobi -pc_mg_galerkin)
 and with SOR smoothers, mg Galerkin with PCMG's smoother as the plugin's fused
-PCCHEBYJACOBI (both types), gamg.
+PCCHEBYJACOBI (both types), gamg (also with PCCHEBYJACOBI smoothers).
 
 Each run: -log_view -log_view_gpu_time; parsed into one CSV line
 (pcs.csv): iterations, converged reason, PCSetUp and KSPSolve time (max
@@ -63,6 +63,7 @@ CONFIGS = [
     ("mg_galerkin_chebyjacobi", ("ex45", "diffusion"),
      "-pc_type mg -pc_mg_levels {L} -pc_mg_galerkin -mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi"),
     ("gamg", ("ex45", "diffusion"), "-pc_type gamg"),
+    ("gamg_chebyjacobi", ("ex45", "diffusion"), "-pc_type gamg -mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi"),
     ("mg_redisc_cheb_jacobi", ("ex45",), "-pc_type mg -pc_mg_levels {L} -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi"),
     ("jacobi", ("ex45", "diffusion"), "-pc_type jacobi"),
     ("bjacobi_ilu0", ("ex45", "diffusion"), "-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_levels 0"),

@@ -9,7 +9,8 @@
    - with the estimate (the default) the same, so the interval is the one
      KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
    - as PCMG's smoother: the same iterations and residual as the default
-     smoother (Galerkin MG, 3 levels);
+     smoother (Galerkin MG, 3 levels); as PCGAMG's, diag's iterations and
+     residual are aij's;
    - PCApply: a symmetric operator (u . P v = v . P u) that CG converges with;
    - with CUDA vectors a smoothing copies nothing between host and device;
    - bad options are refused with a PETSc error.
@@ -211,6 +212,54 @@ PetscErrorCode MGCase(const char *mtype)
   PetscFunctionReturn(0);
 }
 
+/* PCGAMG (set up on a diag operator's aij copy, then smoothing with the diag
+   operator: diag_aij_only.cpp) with chebyjacobi smoothers: diag takes aij's
+   iterations and residual. */
+PetscErrorCode GamgCase(void)
+{
+  PetscInt          its[2];
+  PetscReal         rnorm[2];
+  const char *const types[2] = {MATDIAG, MATAIJ};
+
+  PetscFunctionBeginUser;
+  for (int t = 0; t < 2; t++) {
+    DM  da;
+    Mat A;
+    Vec b, x;
+    KSP ksp;
+    PC  pc;
+    PetscCall(CreateGrid(13, g_device && t ? MATAIJCUSPARSE : types[t], &da));
+    PetscCall(Operator(da, false, &A));
+    PetscCall(DMCreateGlobalVector(da, &b));
+    PetscCall(VecDuplicate(b, &x));
+    PetscCall(FillVector(b, 8));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCGAMG));
+    PetscCall(KSPSetOptionsPrefix(ksp, "gcj_"));
+    PetscCall(PetscOptionsSetValue(NULL, "-gcj_mg_levels_ksp_type", "richardson"));
+    PetscCall(PetscOptionsSetValue(NULL, "-gcj_mg_levels_pc_type", "chebyjacobi"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its[t]));
+    PetscCall(KSPGetResidualNorm(ksp, &rnorm[t]));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&da));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-gcj_mg_levels_ksp_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-gcj_mg_levels_pc_type"));
+  const PetscReal rel = PetscAbsReal(rnorm[0] - rnorm[1]) / rnorm[1];
+  PetscCall(Record(its[0] == its[1] && rel < 1e-6, "GAMG", "chebyjacobi smoothers: diag takes aij's iterations and residual",
+                   Fmt("iterations %" PetscInt_FMT " / %" PetscInt_FMT ", residuals %.10e / %.10e", its[0], its[1], (double)rnorm[0], (double)rnorm[1])));
+  PetscFunctionReturn(0);
+}
+
 /* PCApply: symmetric, CG converges with it; a smoothing copies nothing
    between host and device (CUDA vectors). */
 PetscErrorCode ApplyCase(const char *mtype)
@@ -308,6 +357,7 @@ int main(int argc, char **argv)
     Run(t, "Galerkin MG", [&]() { return MGCase(mtype); });
     Run(t, "PCApply", [&]() { return ApplyCase(mtype); });
   }
+  Run("GAMG", "chebyjacobi smoothers", []() { return GamgCase(); });
   Run("bad options", "eigenvalues", []() { return RefusedCase("-pc_chebyjacobi_eigenvalues", "2,1"); });
   Run("bad options", "degree", []() { return RefusedCase("-pc_chebyjacobi_degree", "0"); });
   Run("bad options", "esteig", []() { return RefusedCase("-pc_chebyjacobi_esteig", "0,0.1,1.1"); });

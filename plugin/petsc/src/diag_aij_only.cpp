@@ -73,8 +73,11 @@ PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, bool multigrid,
 }
 
 /* Gives the finest level of the multigrid PC pc the operators A, P: its
-   smoothers, and the residual matrix PCMG keeps once it has applied. */
-PetscErrorCode SetFinestOperators(PC pc, Mat A, Mat P)
+   smoothers, and the residual matrix PCMG keeps once it has applied.
+   same_operator: A and P hold the operator the smoothers were just set up
+   with (in another storage), so a smoother PC that estimated its spectrum
+   (PCCHEBYJACOBI) keeps the estimate. */
+PetscErrorCode SetFinestOperators(PC pc, Mat A, Mat P, bool same_operator)
 {
   PC_MG         *mg = (PC_MG *)pc->data;
   PC_MG_Levels  *finest;
@@ -84,6 +87,15 @@ PetscErrorCode SetFinestOperators(PC pc, Mat A, Mat P)
   PetscCall(PCMGGetLevels(pc, &levels));
   if (levels < 1 || !mg->levels) PetscFunctionReturn(0);
   finest = mg->levels[levels - 1];
+  if (same_operator) {
+    PC spc;
+    PetscCall(KSPGetPC(finest->smoothd, &spc));
+    PetscCall(MatDiagChebyJacobiKeepInterval_Private(spc));
+    if (finest->smoothu && finest->smoothu != finest->smoothd) {
+      PetscCall(KSPGetPC(finest->smoothu, &spc));
+      PetscCall(MatDiagChebyJacobiKeepInterval_Private(spc));
+    }
+  }
   PetscCall(KSPSetOperators(finest->smoothd, A, P));
   if (finest->smoothu && finest->smoothu != finest->smoothd) PetscCall(KSPSetOperators(finest->smoothu, A, P));
   if (finest->A && finest->A != A) {
@@ -113,14 +125,14 @@ PetscErrorCode SetUp_Wrapped(PC pc)
   PetscCall(AijOperator(pc, pmat, w.type, w.multigrid, &C));
   /* a set-up that reuses the hierarchy reads the finest operator from the
      finest smoother: it must see the aij operator it was built from */
-  if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C));
+  if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C, false));
   pc->pmat = C;
   if (mat == pmat) pc->mat = C;
   ierr     = (*w.setup)(pc);
   pc->pmat = pmat;
   pc->mat  = mat;
   PetscCall(ierr);
-  if (w.multigrid) PetscCall(SetFinestOperators(pc, mat, pmat));
+  if (w.multigrid) PetscCall(SetFinestOperators(pc, mat, pmat, mat == pmat));
   PetscFunctionReturn(0);
 }
 

@@ -508,6 +508,7 @@ PETSC_INTERN PetscErrorCode MatDiagRegisterNormalFactors_Private(const char *con
 /* diag_aij_only.cpp: the PCs and colorings that accept only aij matrices */
 PETSC_INTERN PetscErrorCode MatDiagRegisterPCs_Private(void);
 PETSC_INTERN PetscErrorCode MatDiagRegisterChebyJacobi_Private(void); /* diag_pc_chebyjacobi.cpp */
+PETSC_INTERN PetscErrorCode MatDiagChebyJacobiKeepInterval_Private(PC);
 
 /* diag_factor_native.cpp: ILU(0)/ICC(0) on the diagonals */
 /* Whether ILU/ICC of `package` on A may run on the diagonals (the petsc package, a sequential

@@ -40,6 +40,7 @@ struct PC_ChebyJacobi {
   PetscReal tform[4] = {0.0, 0.1, 0.0, 1.1}; /* PCMG's transform for its Chebyshev smoothers */
   PetscInt  eststeps = 10;
   PetscInt  degree   = 2;
+  bool      keep_interval = false; /* the next set-up's operator is the estimated one in another storage */
 };
 
 PetscLogEvent PC_ChebyJacobiStep = 0;
@@ -306,6 +307,8 @@ PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
   PetscCall(InvertDiagonal(pc, cj->dinv));
   if (cj->emax_given > 0) {
     cj->emin = cj->emin_given, cj->emax = cj->emax_given;
+  } else if (cj->keep_interval && cj->emax > 0) {
+    PetscCall(PetscInfo(pc, "the operator is the one estimated, in another storage: the interval [%g, %g] is kept\n", (double)cj->emin, (double)cj->emax));
   } else {
     PetscCall(EstimateEigenvalues(pc));
     cj->emin = cj->tform[0] * cj->est_min + cj->tform[1] * cj->est_max;
@@ -314,6 +317,7 @@ PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
                "PCCHEBYJACOBI: the estimated interval [%g, %g] of D^-1 A's spectrum (from the estimate %g, %g) is not positive; is the matrix positive definite? Give -pc_chebyjacobi_eigenvalues",
                (double)cj->emin, (double)cj->emax, (double)cj->est_min, (double)cj->est_max);
   }
+  cj->keep_interval = false;
   PetscFunctionReturn(0);
 }
 
@@ -420,6 +424,21 @@ PetscErrorCode PCCreate_ChebyJacobi(PC pc)
 }
 
 } // namespace
+
+/* The next set-up of pc, if it is a PCCHEBYJACOBI set up before, keeps its
+   interval: its new operator is the one it estimated, in another storage
+   (PCGAMG's hierarchy is built on a diag operator's aij copy, with which
+   the finest smoother is set up, and then gets the diag operator back:
+   diag_aij_only.cpp). Otherwise nothing. */
+PetscErrorCode MatDiagChebyJacobiKeepInterval_Private(PC pc)
+{
+  PetscBool is;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCCHEBYJACOBI, &is));
+  if (is && pc->setupcalled) ((PC_ChebyJacobi *)pc->data)->keep_interval = true;
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode MatDiagRegisterChebyJacobi_Private(void)
 {
