@@ -5,8 +5,8 @@
 # (nvidia-smi answers) it builds against a CUDA-enabled PETSc
 # (scripts/build-gpu.sh: PETSC_DIR's), runs on the GPU with -dm_vec_type
 # cuda at 129^3 with the fastest GPU solver measured (docs/performance.md:
-# CG with Galerkin multigrid, Jacobi smoothers), and compares with
-# aijcusparse. Extra arguments go to both runs (e.g. -pc_type jacobi,
+# CG with Galerkin multigrid, PCMG's Chebyshev/Jacobi smoothing as the
+# plugin's fused PCCHEBYJACOBI), and compares with aijcusparse (same options). Extra arguments go to both runs (e.g. -pc_type jacobi,
 # -log_view).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +18,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   [ -z "${PETSC_DIR:-}" ] && [ "${PETSC_VERSION:-}" = 3.25 ] && GPU_BUILD=$ROOT/build-cuda-3.25
   BIN=${BUILD_DIR:-$GPU_BUILD}/solvers/poisson
   GPU=(-dm_vec_type cuda -da_grid_x 129 -da_grid_y 129 -da_grid_z 129
-       -pc_type mg -pc_mg_levels 4 -pc_mg_galerkin -mg_levels_pc_type jacobi)
+       -pc_type mg -pc_mg_levels 4 -pc_mg_galerkin -mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi)
   PEER=aijcusparse
 else
   bash "$ROOT/scripts/build.sh" >/dev/null
