@@ -42,7 +42,56 @@ __global__ void __launch_bounds__(kBlock) jacobi_inverse_kernel(Index n, T* d, u
   if (zeros && mine) atomicAdd(zeros, mine);
 }
 
+// One thread a row (grid-strided). The upper diagonals are read at i and
+// at i - d: the second stream trails the first by d entries, which the L2
+// cache still holds for a 3D stencil's largest offset (nx ny entries).
+template <class T>
+__global__ void __launch_bounds__(kBlock) chebyshev_jacobi_step_symmetric_kernel(SymmetricHmView<T> S, T a, const T* __restrict__ x_cur, T b, const T* x_old, T g,
+                                                                                 const T* __restrict__ rhs, T* x_new) {
+  const Index stride = Index(gridDim.x) * kBlock;
+  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < S.n; i += stride) {
+    const T d = S.main[i];
+    T s = d * x_cur[i];
+    for (int k = 0; k < S.npairs; ++k) {
+      const Index o = S.offset[k];
+      if (i + o < S.n) s += S.upper[k][i] * x_cur[i + o];
+      if (i >= o) s += S.upper[k][i - o] * x_cur[i - o];
+    }
+    const T dinv = d == T(0) ? T(1) : T(1) / d;
+    T v = g * (dinv * (rhs[i] - s));
+    v += a * x_cur[i];
+    if (x_old) v += b * x_old[i];
+    x_new[i] = v;
+  }
+}
+
+// blockIdx.y: the pair; x: its entries.
+template <class T>
+__global__ void __launch_bounds__(kBlock) hm_values_symmetric_kernel(SymmetricHmView<T> S, int* mismatch) {
+  const int k = int(blockIdx.y);
+  const Index len = S.n - S.offset[k];
+  const Index stride = Index(gridDim.x) * kBlock;
+  for (Index j = Index(blockIdx.x) * kBlock + threadIdx.x; j < len; j += stride)
+    if (!(S.upper[k][j] == S.lower[k][j])) *mismatch = 1;
+}
+
 }  // namespace
+
+template <class T>
+cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, int* mismatch, cudaStream_t stream) {
+  if (S.n <= 0 || S.npairs <= 0) return cudaSuccess;
+  const dim3 grid(grid::blocks_for(S.n, kBlock), unsigned(S.npairs));
+  hm_values_symmetric_kernel<T><<<grid, kBlock, 0, stream>>>(S, mismatch);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new,
+                                            cudaStream_t stream) {
+  if (S.n <= 0) return cudaSuccess;
+  chebyshev_jacobi_step_symmetric_kernel<T><<<grid::blocks_for(S.n, kBlock), kBlock, 0, stream>>>(S, a, x_cur, b, x_old, g, rhs, x_new);
+  return cudaGetLastError();
+}
 
 template <class T>
 cudaError_t chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, const T* ax, T* x_new,
@@ -61,7 +110,9 @@ cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros, cudaStream_
 
 #define PDIAG_INSTANTIATE_CHEBYSHEV(T)                                                                                                       \
   template cudaError_t chebyshev_jacobi_update<T>(Index, T, const T*, T, const T*, T, const T*, const T*, const T*, T*, cudaStream_t); \
-  template cudaError_t jacobi_inverse<T>(Index, T*, unsigned long long*, cudaStream_t);
+  template cudaError_t jacobi_inverse<T>(Index, T*, unsigned long long*, cudaStream_t);                                                 \
+  template cudaError_t hm_values_symmetric<T>(const SymmetricHmView<T>&, int*, cudaStream_t);                                            \
+  template cudaError_t chebyshev_jacobi_step_symmetric<T>(const SymmetricHmView<T>&, T, const T*, T, const T*, T, const T*, T*, cudaStream_t);
 PDIAG_INSTANTIATE_CHEBYSHEV(float)
 PDIAG_INSTANTIATE_CHEBYSHEV(double)
 #undef PDIAG_INSTANTIATE_CHEBYSHEV

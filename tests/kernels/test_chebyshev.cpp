@@ -9,6 +9,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "pdiag/chebyshev.hpp"
+#include "pdiag/cpu.hpp"
+#include "chebyshev_testing.hpp"
 #include "testing.hpp"
 
 #include <cmath>
@@ -104,4 +106,49 @@ BOOST_AUTO_TEST_CASE(jacobi_inverse_uses_one_for_zeros) {
   BOOST_TEST(jacobi_inverse(Index(d.size()), d.data()) == 2);
   const std::vector<double> expect = {0.5, 1.0, -0.25, 1.0, 2.0};
   BOOST_TEST(d == expect, boost::test_tools::per_element());
+}
+
+
+BOOST_AUTO_TEST_CASE(symmetric_step_equals_product_and_update) {
+  std::mt19937_64 rng(21);
+  for (bool box : {false, true}) {
+    HmMatrix<double> A = symmetric_stencil(7, 5, 6, box, rng);
+    const Index n = A.layout.nrows;
+    *A.find(3, 3) = 0.0;  // a zero on the diagonal: D^-1 uses 1 there
+    SymmetricHmView<double> S;
+    BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
+    BOOST_TEST(S.npairs == (box ? 13 : 3));
+    BOOST_TEST(hm_values_symmetric(S));
+    const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), r = random_vector(n, rng);
+    std::vector<double> ax(n), dinv(n), expect(n), got(n);
+    hm_spmv(A.view(), xc.data(), ax.data());
+    for (Index i = 0; i < n; ++i) dinv[i] = *A.find(i, i);
+    jacobi_inverse(n, dinv.data());
+    for (const double* old : {xo.data(), static_cast<const double*>(nullptr)}) {
+      chebyshev_jacobi_update(n, 0.7, xc.data(), 0.3, old, 1.3, dinv.data(), r.data(), ax.data(), expect.data());
+      chebyshev_jacobi_step_symmetric(S, 0.7, xc.data(), 0.3, old, 1.3, r.data(), got.data());
+      BOOST_TEST(max_rel_diff(got, expect) < 1e-13);
+    }
+    std::vector<double> inplace = xo;  // x_new in x_old's storage
+    chebyshev_jacobi_update(n, 0.7, xc.data(), 0.3, xo.data(), 1.3, dinv.data(), r.data(), ax.data(), expect.data());
+    chebyshev_jacobi_step_symmetric(S, 0.7, xc.data(), 0.3, inplace.data(), 1.3, r.data(), inplace.data());
+    BOOST_TEST(max_rel_diff(inplace, expect) < 1e-13);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(symmetric_view_refuses_what_is_not_symmetric) {
+  std::mt19937_64 rng(22);
+  HmMatrix<double> A = symmetric_stencil(5, 4, 3, false, rng);
+  SymmetricHmView<double> S;
+  BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
+  *A.find(7, 8) += 1e-15 * std::abs(*A.find(7, 8)) + 1e-300;  // one entry off by rounding
+  BOOST_TEST(!hm_values_symmetric(S));
+  HmMatrix<double> B(Layout::square(20), {-1, 0, 2});  // offsets not in pairs
+  BOOST_TEST(!symmetric_hm_view(B.view(), &S));
+  HmMatrix<double> C(Layout::square(20), {-1, 1});  // no main diagonal
+  BOOST_TEST(!symmetric_hm_view(C.view(), &S));
+  HmMatrix<double> R(Layout::rect(20, 30), {-1, 0, 1});  // not square
+  BOOST_TEST(!symmetric_hm_view(R.view(), &S));
+  HmMatrix<double> P(Layout::block(40, 40, 10, 20), {-1, 0, 1});  // a block of rows of a larger matrix
+  BOOST_TEST(!symmetric_hm_view(P.view(), &S));
 }

@@ -3,12 +3,15 @@
 // (pdiag/chebyshev.hpp): every combination of null arguments, in place,
 // sizes below one block and beyond one wave of blocks, to rounding (the
 // device may contract into FMAs); the zero count of jacobi_inverse. Without
-// a CUDA device: SKIPPED, exit 77.
+// a CUDA device: SKIPPED, exit 77. The fused symmetric step against its
+// CPU reference (7- and 27-point, a zero on the diagonal) and the symmetry
+// check (a symmetric operator, one entry off by rounding).
 #define BOOST_TEST_MODULE chebyshev_cuda
 #define BOOST_TEST_NO_MAIN
 #define BOOST_TEST_ALTERNATIVE_INIT_API
 #include <boost/test/unit_test.hpp>
 
+#include "chebyshev_testing.hpp"
 #include "cuda_testing.hpp"
 #include "pdiag/chebyshev_cuda.hpp"
 #include "testing.hpp"
@@ -54,6 +57,43 @@ BOOST_AUTO_TEST_CASE(jacobi_inverse_against_cpu_reference) {
   sync_checked(stream, "jacobi_inverse");
   BOOST_TEST(max_rel_diff(d_d.download(), d) < 1e-15);
   BOOST_TEST(count.download()[0] == 5 + static_cast<unsigned long long>(zeros));
+}
+
+BOOST_AUTO_TEST_CASE(symmetric_step_against_cpu_reference) {
+  std::mt19937_64 rng(13);
+  for (bool box : {false, true})
+    for (Index nx : {Index(7), Index(61)}) {
+      HmMatrix<double> A = symmetric_stencil(nx, 5, 6, box, rng);
+      const Index n = A.layout.nrows;
+      *A.find(3, 3) = 0.0;
+      SymmetricHmView<double> S, dS;
+      BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
+      DeviceArray<double> d_val(A.val);
+      const HmView<const double> dA{A.layout, A.ndiag(), A.offsets.data(), A.start.data(), d_val.get()};  // host metadata, device values
+      BOOST_REQUIRE(symmetric_hm_view(dA, &dS));
+      const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), r = random_vector(n, rng);
+      DeviceArray<double> d_xc(xc), d_r(r);
+      for (bool has_old : {true, false}) BOOST_TEST_CONTEXT("box " << box << " nx " << nx << " x_old " << has_old) {
+        std::vector<double> expect(xo);
+        chebyshev_jacobi_step_symmetric(S, 0.7, xc.data(), 0.3, has_old ? expect.data() : nullptr, 1.3, r.data(), expect.data());
+        DeviceArray<double> d_xo(xo);  // x_new in x_old's storage
+        PDIAG_CUDA_REQUIRE(cuda::chebyshev_jacobi_step_symmetric(dS, 0.7, d_xc.get(), 0.3, has_old ? d_xo.get() : nullptr, 1.3, d_r.get(), d_xo.get(), stream));
+        sync_checked(stream, "chebyshev_jacobi_step_symmetric");
+        BOOST_TEST(max_rel_diff(d_xo.download(), expect) < 1e-14);
+      }
+      DeviceArray<int> flag(std::vector<int>(1, 0));
+      PDIAG_CUDA_REQUIRE(cuda::hm_values_symmetric(dS, flag.get(), stream));
+      sync_checked(stream, "hm_values_symmetric");
+      BOOST_TEST(flag.download()[0] == 0);
+      std::vector<double> skew = A.val;  // one lower entry off by rounding
+      skew[static_cast<std::size_t>(A.start[0] + 1)] *= 1.0 + 1e-15;
+      DeviceArray<double> d_skew(skew);
+      const HmView<const double> dB{A.layout, A.ndiag(), A.offsets.data(), A.start.data(), d_skew.get()};
+      BOOST_REQUIRE(symmetric_hm_view(dB, &dS));
+      PDIAG_CUDA_REQUIRE(cuda::hm_values_symmetric(dS, flag.get(), stream));
+      sync_checked(stream, "hm_values_symmetric, skewed");
+      BOOST_TEST(flag.download()[0] == 1);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,7 +5,9 @@
    - KSPRICHARDSON + chebyjacobi with -pc_chebyjacobi_eigenvalues gives
      KSPCHEBYSHEV + PCJACOBI's iterate on the same interval to rounding,
      for 1 to 5 steps from a zero and a nonzero guess, also with a zero on
-     the diagonal (both use 1 there);
+     the diagonal (both use 1 there) and with values that are not
+     symmetric; on the GPU (one process) a diag operator with symmetric
+     values takes the fused symmetric steps, others do not;
    - with the estimate (the default) the same, so the interval is the one
      KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
    - as PCMG's smoother: the same iterations and residual as the default
@@ -41,10 +43,11 @@ PetscErrorCode CreateGrid(PetscInt n, const char *mtype, DM *da)
   PetscFunctionReturn(0);
 }
 
-/* -div(k grad u) by the 7-point flux form, k varying by a factor 10 (SPD);
-   zero_diagonal: row 0's diagonal set to zero (not SPD: for the fixed-interval
-   comparisons only). */
-PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A)
+/* -div(k grad u) by the 7-point flux form, k varying by a factor 10 (SPD,
+   symmetric to the last bit); zero_diagonal: row 0's diagonal set to zero;
+   skew: the coupling to the -x neighbour scaled by 1.1 (values no longer
+   symmetric). Both for the fixed-interval comparisons only. */
+PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A, bool skew = false)
 {
   PetscInt M, N, P, xs, ys, zs, xm, ym, zm;
 
@@ -65,7 +68,7 @@ PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A)
           const double   kf = 2.0 / (1.0 / k(i, j, l) + 1.0 / k(ii, jj, ll));
           diag += kf; /* Dirichlet outside: the face still counts on the diagonal */
           if (ii < 0 || jj < 0 || ll < 0 || ii >= M || jj >= N || ll >= P) continue;
-          col[n] = {ll, jj, ii, 0}, v[n++] = -kf;
+          col[n] = {ll, jj, ii, 0}, v[n++] = (skew && d[0] == -1) ? -1.1 * kf : -kf;
         }
         col[n] = row, v[n++] = (zero_diagonal && i == 0 && j == 0 && l == 0) ? 0.0 : diag;
         PetscCall(MatSetValuesStencil(*A, 1, &row, n, col, v, INSERT_VALUES));
@@ -109,17 +112,23 @@ PetscErrorCode Smoother(Mat A, const char *ktype, const char *ptype, const char 
 }
 
 /* chebyjacobi under Richardson against KSPCHEBYSHEV + PCJACOBI: the given
-   interval (emin > 0) or both estimating (emin == 0). */
-PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, PetscReal emax)
+   interval (emin > 0) or both estimating (emin == 0). With CUDA vectors a
+   diag operator with symmetric values takes the fused symmetric steps
+   (event PCChebyJacSym), others (aijcusparse, skew values, the option
+   off) the product and the update. */
+PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, PetscReal emax, bool skew = false, bool symmetric_off = false)
 {
-  DM               da;
-  Mat              A;
-  Vec              b, x0, x_cj, x_ch;
-  const std::string cs = Fmt("%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", emin > 0 ? "given interval" : "estimated interval");
+  DM                da;
+  Mat               A;
+  Vec               b, x0, x_cj, x_ch;
+  int               fused0, fused1;
+  const std::string cs = Fmt("%s%s%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", skew ? ", values not symmetric" : "", symmetric_off ? ", -pc_chebyjacobi_symmetric 0" : "", emin > 0 ? "given interval" : "estimated interval");
 
   PetscFunctionBeginUser;
   PetscCall(CreateGrid(9, mtype, &da));
-  PetscCall(Operator(da, zero_diagonal, &A));
+  PetscCall(Operator(da, zero_diagonal, &A, skew));
+  PetscCall(EventCount("PCChebyJacSym", &fused0));
+  if (symmetric_off) PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_symmetric", "0"));
   PetscCall(DMCreateGlobalVector(da, &b));
   PetscCall(VecDuplicate(b, &x0));
   PetscCall(VecDuplicate(b, &x_cj));
@@ -145,6 +154,10 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
       PetscCall(KSPDestroy(&ch));
     }
   if (emin > 0) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
+  if (symmetric_off) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_symmetric"));
+  PetscCall(EventCount("PCChebyJacSym", &fused1));
+  const bool expect_fused = g_device && g_size == 1 && IsDiag(A) && !skew && !symmetric_off;
+  PetscCall(Record(expect_fused ? fused1 > fused0 : fused1 == fused0, cs, expect_fused ? "the fused symmetric steps ran" : "no fused symmetric step", Fmt("%d of them", fused1 - fused0)));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x0));
   PetscCall(VecDestroy(&x_cj));
@@ -355,6 +368,8 @@ int main(int argc, char **argv)
     Run(t, "steps, given interval", [&]() { return StepsCase(mtype, false, 0.25, 2.2); });
     Run(t, "steps, zero on the diagonal", [&]() { return StepsCase(mtype, true, 0.25, 2.2); });
     Run(t, "steps, estimated interval", [&]() { return StepsCase(mtype, false, 0, 0); });
+    Run(t, "steps, values not symmetric", [&]() { return StepsCase(mtype, false, 0.25, 2.2, true); });
+    Run(t, "steps, symmetric steps off", [&]() { return StepsCase(mtype, false, 0.25, 2.2, false, true); });
     Run(t, "Galerkin MG", [&]() { return MGCase(mtype); });
     Run(t, "PCApply", [&]() { return ApplyCase(mtype); });
   }

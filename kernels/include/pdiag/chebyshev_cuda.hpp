@@ -23,4 +23,14 @@ cudaError_t chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* 
 template <class T>
 cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros = nullptr, cudaStream_t stream = nullptr);
 
+/// hm_values_symmetric: *mismatch (a device word) is set to 1 where a
+/// lower entry differs from its upper partner (left alone otherwise).
+template <class T>
+cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, int* mismatch, cudaStream_t stream = nullptr);
+
+/// chebyshev_jacobi_step_symmetric (x_cur required; x_new may be x_old).
+template <class T>
+cudaError_t chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new,
+                                            cudaStream_t stream = nullptr);
+
 }  // namespace pdiag::cuda

@@ -10,7 +10,13 @@
    a step is the operator's MatMult and one fused update, the same
    iteration (same polynomial, same interval, same eigenvalue estimate) as
    KSPCHEBYSHEV + PCJACOBI to rounding. The PC works with any matrix type:
-   only MatMult and MatGetDiagonal are asked of it. */
+   only MatMult and MatGetDiagonal are asked of it.
+
+   On the GPU a sequential diag operator whose values are symmetric
+   (checked entry by entry at the set-up) also has the product fused into
+   the step, read from its main and upper diagonals only: a 7-point
+   operator's step then reads 4 of its 7 diagonals and no A x vector
+   (pdiag::chebyshev_jacobi_step_symmetric; -pc_chebyjacobi_symmetric). */
 #include "diag_impl.hpp"
 
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private(): the right-hand side of KSPCHEBYSHEV's eigenvalue estimate */
@@ -41,9 +47,14 @@ struct PC_ChebyJacobi {
   PetscInt  eststeps = 10;
   PetscInt  degree   = 2;
   bool      keep_interval = false; /* the next set-up's operator is the estimated one in another storage */
+  /* the fused symmetric steps (CUDA builds): allowed (-pc_chebyjacobi_symmetric), taken for pc->mat of state sym_state */
+  PetscBool                            symmetric_allowed = PETSC_TRUE;
+  bool                                 symmetric         = false;
+  PetscObjectState                     sym_state         = -1;
+  pdiag::SymmetricHmView<PetscScalar> sym; /* device pointers into the operator's values */
 };
 
-PetscLogEvent PC_ChebyJacobiStep = 0;
+PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0;
 
 /* KSPSetNoisy_Private() takes (Mat, Vec) since PETSc 3.19 and (Vec) before;
    the overload that compiles is the one this PETSc declares. */
@@ -103,6 +114,95 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
   }
   PetscCall(MPIU_Allreduce(&zeros, &total, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)pc)));
   if (total > 0) PetscCall(PetscInfo(pc, "Zero detected in diagonal of matrix, using 1 at those locations (%g of them)\n", (double)total));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the steps can read pc->mat through its main and upper diagonals
+   on the device: one process, a diag operator that is also the PC's
+   matrix, HM values on the device (not the compressed form, which is
+   already cheaper to read), offsets in +-pairs, values symmetric to the
+   last bit (a device check). */
+PetscErrorCode SymmetricSetUp(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  cj->symmetric = false;
+#if defined(PDIAG_PETSC_CUDA)
+  Mat       A = pc->mat;
+  PetscBool seq, compressed;
+  if (!cj->symmetric_allowed || A != pc->pmat || !OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (!seq) PetscFunctionReturn(0);
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  if (a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  pdiag::HmCompressedView<PetscScalar> cview;
+  const Index                        *meta;
+  const PetscScalar                  *val;
+  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &val));
+  if (compressed) PetscFunctionReturn(0);
+  const pdiag::HmView<const PetscScalar> view{a->hm.layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), val};
+  if (!pdiag::symmetric_hm_view(view, &cj->sym)) PetscFunctionReturn(0);
+  int *mismatch, host = 0;
+  DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
+  DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
+  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
+  if (host) {
+    PetscCall(PetscInfo(pc, "the operator's values are not symmetric: the steps use its MatMult\n"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)A, &cj->sym_state));
+  cj->symmetric = true;
+  PetscCall(PetscInfo(pc, "the steps read the symmetric operator's main and %d upper diagonals on the GPU, the product fused in\n", cj->sym.npairs));
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Whether this step (with CUDA vectors b) takes the fused symmetric path:
+   set up for pc->mat as it is now. */
+bool UseSymmetric(PC pc, Vec b)
+{
+  PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
+  PetscObjectState state;
+
+  if (!cj->symmetric || !OnDevice(b)) return false;
+  if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
+  return state == cj->sym_state;
+}
+
+/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - A x_cur) in one kernel
+   (UseSymmetric() said yes); x_new is x_old's vector or, when x_old is
+   null, any other. */
+PetscErrorCode SymmetricStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
+{
+  PetscFunctionBegin;
+#if defined(PDIAG_PETSC_CUDA)
+  PC_ChebyJacobi    *cj = (PC_ChebyJacobi *)pc->data;
+  const PetscScalar *xc, *r;
+  PetscScalar       *xn;
+  const PetscLogDouble n = (PetscLogDouble)cj->sym.n;
+
+  PetscCall(PetscLogEventBegin(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
+  PetscCall(VecCUDAGetArrayRead(b, &r));
+  PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
+  if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
+  else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, r, xn, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(n * ((4.0 * cj->sym.npairs + 1) + 6 + (x_old ? 2 : 0)))); /* the product's row, then the update */
+  if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
+  else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
+  PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
+  PetscCall(VecCUDARestoreArrayRead(b, &r));
+  PetscCall(PetscLogEventEnd(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
+#else
+  (void)pc, (void)s, (void)x_cur, (void)x_old, (void)b, (void)x_new;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the fused symmetric step needs a CUDA build");
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -254,14 +354,19 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
 
   PetscFunctionBegin;
   PetscCall(MatchVectors(pc, b));
+  const bool symmetric = UseSymmetric(pc, b);
   iterate[0] = y, iterate[1] = cj->other;
   for (PetscInt k = 0; k < steps; k++) {
     const pdiag::ChebyshevStep s    = recurrence.next();
     const bool                 zero = guesszero && k == 0;
-    if (!zero) PetscCall(MatMult(pc->mat, iterate[cur], cj->ax));
     /* the iterate before x_cur: none at the first step, zero (not read: y may hold anything) at the second from a zero guess */
     const bool no_old = k == 0 || (guesszero && k == 1);
-    PetscCall(Update(pc, s, zero ? nullptr : iterate[cur], no_old ? nullptr : iterate[1 - cur], b, zero ? nullptr : cj->ax, iterate[1 - cur]));
+    Vec        x_old  = no_old ? nullptr : iterate[1 - cur];
+    if (!zero && symmetric) PetscCall(SymmetricStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
+    else {
+      if (!zero) PetscCall(MatMult(pc->mat, iterate[cur], cj->ax));
+      PetscCall(Update(pc, s, zero ? nullptr : iterate[cur], x_old, b, zero ? nullptr : cj->ax, iterate[1 - cur]));
+    }
     cur = 1 - cur;
   }
   if (cur) PetscCall(VecCopy(cj->other, y));
@@ -305,6 +410,7 @@ PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
   }
   PetscCall(MatGetDiagonal(pc->pmat, cj->dinv));
   PetscCall(InvertDiagonal(pc, cj->dinv));
+  PetscCall(SymmetricSetUp(pc));
   if (cj->emax_given > 0) {
     cj->emin = cj->emin_given, cj->emax = cj->emax_given;
   } else if (cj->keep_interval && cj->emax > 0) {
@@ -347,6 +453,7 @@ PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOpt
   PetscCheck(cj->eststeps > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_esteig_steps %" PetscInt_FMT " must be positive", cj->eststeps);
   PetscCall(PetscOptionsInt("-pc_chebyjacobi_degree", "Steps of PCApply (from a zero guess); under KSPRICHARDSON the KSP's iterations are the steps", "PCCHEBYJACOBI", cj->degree, &cj->degree, NULL));
   PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
+  PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "On the GPU, fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -360,6 +467,7 @@ PetscErrorCode PCView_ChebyJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev/Jacobi steps on the interval [%g, %g] of D^-1 A's spectrum, degree %" PetscInt_FMT " for PCApply\n", (double)cj->emin, (double)cj->emax, cj->degree));
+  if (cj->symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product, from the symmetric operator's main and %d upper diagonals (GPU)\n", cj->sym.npairs));
   if (cj->emax_given > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  interval given (-pc_chebyjacobi_eigenvalues)\n"));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "  interval from the estimate [%g, %g] by the transform %g %g; %g %g, %" PetscInt_FMT " estimate iterations\n", (double)cj->est_min, (double)cj->est_max, (double)cj->tform[0], (double)cj->tform[1], (double)cj->tform[2],
@@ -396,7 +504,9 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
 +  -pc_chebyjacobi_eigenvalues <emin,emax> - the interval of the spectrum of D^-1 A to damp (then nothing is estimated)
 .  -pc_chebyjacobi_esteig <a,b,c,d> - from the estimate [l, u]: emin = a l + b u, emax = c l + d u (default 0,0.1,0,1.1, what `PCMG` gives its Chebyshev smoothers)
 .  -pc_chebyjacobi_esteig_steps <10> - iterations of the estimate (its KSP has the prefix <pc prefix>chebyjacobi_esteig_: GMRES, or CG for a matrix known to be SPD)
--  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
+.  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
+-  -pc_chebyjacobi_symmetric <true> - on the GPU, a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
+   from its main and upper diagonals inside the step (no separate `MatMult()`)
 
    Notes:
    Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
@@ -445,6 +555,7 @@ PetscErrorCode MatDiagRegisterChebyJacobi_Private(void)
   PetscFunctionBegin;
   PetscCall(PCInitializePackage());
   PetscCall(PetscLogEventRegister("PCChebyJacStep", PC_CLASSID, &PC_ChebyJacobiStep));
+  PetscCall(PetscLogEventRegister("PCChebyJacSym", PC_CLASSID, &PC_ChebyJacobiSymStep));
   PetscCall(PCRegister(PCCHEBYJACOBI, PCCreate_ChebyJacobi));
   PetscFunctionReturn(0);
 }
