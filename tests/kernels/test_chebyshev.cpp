@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(symmetric_step_equals_product_and_update) {
     SymmetricHmView<double> S;
     BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
     BOOST_TEST(S.npairs == (box ? 13 : 3));
-    BOOST_TEST(hm_values_symmetric(S));
+    BOOST_TEST(hm_values_symmetric(S, 0.0));
     const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), r = random_vector(n, rng);
     std::vector<double> ax(n), dinv(n), expect(n), got(n);
     hm_spmv(A.view(), xc.data(), ax.data());
@@ -141,8 +141,11 @@ BOOST_AUTO_TEST_CASE(symmetric_view_refuses_what_is_not_symmetric) {
   HmMatrix<double> A = symmetric_stencil(5, 4, 3, false, rng);
   SymmetricHmView<double> S;
   BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
-  *A.find(7, 8) += 1e-15 * std::abs(*A.find(7, 8)) + 1e-300;  // one entry off by rounding
-  BOOST_TEST(!hm_values_symmetric(S));
+  *A.find(7, 8) *= 1.0 + 4e-15;  // one entry off by rounding
+  BOOST_TEST(!hm_values_symmetric(S, 0.0));
+  BOOST_TEST(hm_values_symmetric(S, 1e-12));  // within the tolerance
+  *A.find(7, 8) *= 1.0 + 1e-9;
+  BOOST_TEST(!hm_values_symmetric(S, 1e-12));
   HmMatrix<double> B(Layout::square(20), {-1, 0, 2});  // offsets not in pairs
   BOOST_TEST(!symmetric_hm_view(B.view(), &S));
   HmMatrix<double> C(Layout::square(20), {-1, 1});  // no main diagonal

@@ -377,6 +377,7 @@ int main(int argc, char **argv)
   Run("bad options", "eigenvalues", []() { return RefusedCase("-pc_chebyjacobi_eigenvalues", "2,1"); });
   Run("bad options", "degree", []() { return RefusedCase("-pc_chebyjacobi_degree", "0"); });
   Run("bad options", "esteig", []() { return RefusedCase("-pc_chebyjacobi_esteig", "0,0.1,1.1"); });
+  Run("bad options", "symmetric rtol", []() { return RefusedCase("-pc_chebyjacobi_symmetric_rtol", "-1"); });
   PetscCall(Summary(&code));
   PetscCall(PetscFinalize());
   return code;

@@ -88,7 +88,8 @@ Index jacobi_inverse(Index n, T* d) {
 /// only: a(i, i + d_k) = upper[k][i] (i < n - d_k) and, by symmetry,
 /// a(i, i - d_k) = upper[k][i - d_k]. A smoothing step then reads the
 /// values of half the stencil (4 of a 7-point operator's 7 diagonals).
-/// lower[k][j] = a(j + d_k, j) is kept for the symmetry check only. The
+/// lower[k][j] = a(j + d_k, j) is kept for the symmetry check only (where
+/// the check allows rounding, the step uses a(i - d, i) for a(i, i - d)). The
 /// pointers may be device pointers: the view is built by pointer
 /// arithmetic on the HM metadata.
 template <class T>
@@ -127,12 +128,21 @@ bool symmetric_hm_view(const HmView<const nodeduce_t<T>>& A, SymmetricHmView<T>*
   return true;
 }
 
-/// Whether every stored lower entry equals its upper partner exactly.
+/// Whether a stored lower entry l and its upper partner u agree to within
+/// |u - l| <= rtol max(|u|, |l|) (rtol = 0: exactly), every pair. A
+/// Galerkin product P^T A P of a symmetric A is symmetric only to rounding
+/// (its two entries sum the same terms in different orders).
 template <class T>
-bool hm_values_symmetric(const SymmetricHmView<T>& S) {
+PDIAG_HD bool symmetric_pair(T u, T l, T rtol) {
+  const T du = u - l, au = u < T(0) ? -u : u, al = l < T(0) ? -l : l;
+  return (du < T(0) ? -du : du) <= rtol * (au > al ? au : al);
+}
+
+template <class T>
+bool hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol) {
   for (int k = 0; k < S.npairs; ++k)
     for (Index j = 0; j + S.offset[k] < S.n; ++j)
-      if (!(S.upper[k][j] == S.lower[k][j])) return false;
+      if (!symmetric_pair(S.upper[k][j], S.lower[k][j], rtol)) return false;
   return true;
 }
 

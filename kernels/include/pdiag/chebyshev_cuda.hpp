@@ -24,9 +24,10 @@ template <class T>
 cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros = nullptr, cudaStream_t stream = nullptr);
 
 /// hm_values_symmetric: *mismatch (a device word) is set to 1 where a
-/// lower entry differs from its upper partner (left alone otherwise).
+/// lower entry and its upper partner differ by more than rtol (left alone
+/// otherwise).
 template <class T>
-cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, int* mismatch, cudaStream_t stream = nullptr);
+cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol, int* mismatch, cudaStream_t stream = nullptr);
 
 /// chebyshev_jacobi_step_symmetric (x_cur required; x_new may be x_old).
 template <class T>

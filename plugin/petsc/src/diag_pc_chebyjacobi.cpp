@@ -49,6 +49,7 @@ struct PC_ChebyJacobi {
   bool      keep_interval = false; /* the next set-up's operator is the estimated one in another storage */
   /* the fused symmetric steps (CUDA builds): allowed (-pc_chebyjacobi_symmetric), taken for pc->mat of state sym_state */
   PetscBool                            symmetric_allowed = PETSC_TRUE;
+  PetscReal                            symmetric_rtol    = 1e-12; /* -pc_chebyjacobi_symmetric_rtol */
   bool                                 symmetric         = false;
   PetscObjectState                     sym_state         = -1;
   pdiag::SymmetricHmView<PetscScalar> sym; /* device pointers into the operator's values */
@@ -120,8 +121,10 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
 /* Whether the steps can read pc->mat through its main and upper diagonals
    on the device: one process, a diag operator that is also the PC's
    matrix, HM values on the device (not the compressed form, which is
-   already cheaper to read), offsets in +-pairs, values symmetric to the
-   last bit (a device check). */
+   already cheaper to read), offsets in +-pairs, values symmetric to
+   -pc_chebyjacobi_symmetric_rtol (a device check; a Galerkin product of a
+   symmetric operator is symmetric to rounding only, and its steps then
+   read a(i - d, i) for a(i, i - d)). */
 PetscErrorCode SymmetricSetUp(PC pc)
 {
   PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
@@ -146,12 +149,12 @@ PetscErrorCode SymmetricSetUp(PC pc)
   int *mismatch, host = 0;
   DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
   DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
-  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol, mismatch, PetscDefaultCudaStream));
   DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
   DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
   DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
   if (host) {
-    PetscCall(PetscInfo(pc, "the operator's values are not symmetric: the steps use its MatMult\n"));
+    PetscCall(PetscInfo(pc, "the operator's values are not symmetric (to %g relative): the steps use its MatMult\n", (double)cj->symmetric_rtol));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectStateGet((PetscObject)A, &cj->sym_state));
@@ -454,6 +457,8 @@ PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOpt
   PetscCall(PetscOptionsInt("-pc_chebyjacobi_degree", "Steps of PCApply (from a zero guess); under KSPRICHARDSON the KSP's iterations are the steps", "PCCHEBYJACOBI", cj->degree, &cj->degree, NULL));
   PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
   PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "On the GPU, fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
+  PetscCall(PetscOptionsReal("-pc_chebyjacobi_symmetric_rtol", "How far (relative) an entry may differ from its symmetric partner for the fused symmetric steps (0: exactly)", "PCCHEBYJACOBI", cj->symmetric_rtol, &cj->symmetric_rtol, NULL));
+  PetscCheck(cj->symmetric_rtol >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_symmetric_rtol %g must not be negative", (double)cj->symmetric_rtol);
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -505,8 +510,10 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
 .  -pc_chebyjacobi_esteig <a,b,c,d> - from the estimate [l, u]: emin = a l + b u, emax = c l + d u (default 0,0.1,0,1.1, what `PCMG` gives its Chebyshev smoothers)
 .  -pc_chebyjacobi_esteig_steps <10> - iterations of the estimate (its KSP has the prefix <pc prefix>chebyjacobi_esteig_: GMRES, or CG for a matrix known to be SPD)
 .  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
--  -pc_chebyjacobi_symmetric <true> - on the GPU, a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
+.  -pc_chebyjacobi_symmetric <true> - on the GPU, a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
    from its main and upper diagonals inside the step (no separate `MatMult()`)
+-  -pc_chebyjacobi_symmetric_rtol <1e-12> - how far an entry may differ from its partner, relative (0: exactly; a Galerkin product is
+   symmetric to rounding)
 
    Notes:
    Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
