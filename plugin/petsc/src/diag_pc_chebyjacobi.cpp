@@ -57,7 +57,7 @@ struct PC_ChebyJacobi {
 
 PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0;
 
-/* KSPSetNoisy_Private() takes (Mat, Vec) since PETSc 3.19 and (Vec) before;
+/* KSPSetNoisy_Private() takes (Mat, Vec) in PETSc 3.25 and (Vec) in 3.18;
    the overload that compiles is the one this PETSc declares. */
 template <class F>
 auto SetNoisy(F f, Mat A, Vec v) -> decltype(f(A, v))
