@@ -10,8 +10,8 @@
      values takes the fused symmetric steps, others do not;
    - with the estimate (the default) the same, so the interval is the one
      KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
-   - as PCMG's smoother: the same iterations and residual as the default
-     smoother (Galerkin MG, 3 levels); as PCGAMG's, diag's iterations and
+   - as PCMG's smoother: the same iterations and residual as KSPCHEBYSHEV
+     + PCJACOBI smoothers (Galerkin MG, 3 levels); as PCGAMG's, diag's iterations and
      residual are aij's;
    - PCApply: a symmetric operator (u . P v = v . P u) that CG converges with;
    - with CUDA vectors a smoothing copies nothing between host and device;
@@ -167,7 +167,7 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   PetscFunctionReturn(0);
 }
 
-/* CG preconditioned by Galerkin MG (3 levels) with the default smoother and
+/* CG preconditioned by Galerkin MG (3 levels) with PCMG's Chebyshev + Jacobi smoother and
    with chebyjacobi under Richardson: the same iterations and residuals. */
 PetscErrorCode MGCase(const char *mtype)
 {
@@ -216,7 +216,7 @@ PetscErrorCode MGCase(const char *mtype)
   PetscCall(PetscOptionsClearValue(NULL, "-mgch_mg_levels_pc_type"));
   const PetscReal rel = PetscAbsReal(rnorm[1] - rnorm[0]) / rnorm[0];
   PetscCall(Record(reason[1] > 0 && reason[0] > 0, cs, "both converge", Fmt("reasons %d, %d", (int)reason[0], (int)reason[1])));
-  PetscCall(Record(its[1] == its[0] && rel < 1e-8, cs, "chebyjacobi smoothers: the default smoother's iterations and residual",
+  PetscCall(Record(its[1] == its[0] && rel < 1e-8, cs, "chebyjacobi smoothers: Chebyshev + Jacobi's iterations and residual",
                    Fmt("iterations %" PetscInt_FMT " / %" PetscInt_FMT ", residuals %.10e / %.10e", its[1], its[0], (double)rnorm[1], (double)rnorm[0])));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));

@@ -2,7 +2,8 @@
    vectors a step (kernels/ pdiag/chebyshev.hpp, the CUDA kernel in
    kernels/src/chebyshev.cu).
 
-   Why: PCMG's default smoother, KSPCHEBYSHEV with PCJACOBI, spends five
+   Why: PCMG's smoother with -mg_levels_pc_type jacobi, KSPCHEBYSHEV (its
+   default level KSP) with PCJACOBI, spends five
    PETSc vector operations a step besides the product (the residual, the
    Jacobi scaling, the combination, and a copy at the end); on a diag
    level operator, whose product moves little more than its two vectors,
@@ -519,7 +520,7 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
    Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
    `KSPCHEBYSHEV` with `PCJACOBI` on the same interval (first kind, the same eigenvalue estimate), to rounding,
    with three vector passes a step fewer. The multigrid smoother of `-pc_type mg` is
-   `-mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi` (2 steps, as PCMG's default Chebyshev).
+   `-mg_levels_ksp_type richardson -mg_levels_pc_type chebyjacobi` (2 steps, as PCMG's Chebyshev smoothers).
    With CUDA vectors every step runs on the GPU. Any matrix type that has `MatMult()` and `MatGetDiagonal()`.
 
    Level: intermediate
