@@ -2,7 +2,8 @@
 // pdiag/chebyshev.hpp): one thread per entry, grid capped and strided. The
 // update reads at most five vectors and writes one, so it runs at the
 // device's copy bandwidth; its arithmetic is the reference's, to rounding
-// (the compiler may fuse a multiply and an add).
+// (each element is computed by the reference's own entry function; the
+// compiler may fuse a multiply and an add).
 #include "pdiag/chebyshev_cuda.hpp"
 
 #include "grid.cuh"
@@ -18,13 +19,7 @@ __global__ void __launch_bounds__(kBlock)
     chebyshev_jacobi_update_kernel(Index n, T a, const T* __restrict__ x_cur, T b, const T* x_old, T g, const T* __restrict__ dinv,
                                    const T* __restrict__ rhs, const T* __restrict__ ax, T* x_new) {
   const Index stride = Index(gridDim.x) * kBlock;
-  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) {
-    const T r = ax ? rhs[i] - ax[i] : rhs[i];
-    T v = g * (dinv[i] * r);
-    if (x_cur) v += a * x_cur[i];
-    if (x_old) v += b * x_old[i];
-    x_new[i] = v;
-  }
+  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) x_new[i] = chebyshev_jacobi_entry(i, a, x_cur, b, x_old, g, dinv, rhs, ax);
 }
 
 template <class T>
@@ -49,20 +44,7 @@ template <class T>
 __global__ void __launch_bounds__(kBlock) chebyshev_jacobi_step_symmetric_kernel(SymmetricHmView<T> S, T a, const T* __restrict__ x_cur, T b, const T* x_old, T g,
                                                                                  const T* __restrict__ rhs, T* x_new) {
   const Index stride = Index(gridDim.x) * kBlock;
-  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < S.n; i += stride) {
-    const T d = S.main[i];
-    T s = d * x_cur[i];
-    for (int k = 0; k < S.npairs; ++k) {
-      const Index o = S.offset[k];
-      if (i + o < S.n) s += S.upper[k][i] * x_cur[i + o];
-      if (i >= o) s += S.upper[k][i - o] * x_cur[i - o];
-    }
-    const T dinv = d == T(0) ? T(1) : T(1) / d;
-    T v = g * (dinv * (rhs[i] - s));
-    v += a * x_cur[i];
-    if (x_old) v += b * x_old[i];
-    x_new[i] = v;
-  }
+  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < S.n; i += stride) x_new[i] = chebyshev_jacobi_symmetric_entry(S, i, a, x_cur, b, x_old, g, rhs);
 }
 
 // blockIdx.y: the pair; x: its entries.

@@ -53,19 +53,25 @@ class ChebyshevSteps {
   bool first_ = true;
 };
 
+/// Entry i of the update: a x_cur[i] + b x_old[i] + g dinv[i] (rhs[i] -
+/// ax[i]), a null x_cur, x_old or ax counting as zeros. The CPU loop below
+/// and the CUDA kernel both call it, so their arithmetic is one.
+template <class T>
+PDIAG_HD T chebyshev_jacobi_entry(Index i, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, const T* ax) {
+  const T r = ax ? rhs[i] - ax[i] : rhs[i];
+  T v = g * (dinv[i] * r);
+  if (x_cur) v += a * x_cur[i];
+  if (x_old) v += b * x_old[i];
+  return v;
+}
+
 /// x_new[i] = a x_cur[i] + b x_old[i] + g dinv[i] (rhs[i] - ax[i]) for i < n,
 /// where a null x_cur, x_old or ax counts as zeros (a first step from a zero
 /// guess reads rhs and dinv only). x_new may be x_old (not x_cur, whose
 /// entries other rows' A x_cur read before this update).
 template <class T>
 void chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, const T* ax, T* x_new) {
-  for (Index i = 0; i < n; ++i) {
-    const T r = ax ? rhs[i] - ax[i] : rhs[i];
-    T v = g * (dinv[i] * r);
-    if (x_cur) v += a * x_cur[i];
-    if (x_old) v += b * x_old[i];
-    x_new[i] = v;
-  }
+  for (Index i = 0; i < n; ++i) x_new[i] = chebyshev_jacobi_entry(i, a, x_cur, b, x_old, g, dinv, rhs, ax);
 }
 
 /// d[i] = 1 / d[i], and 1 where d[i] is zero (PETSc's PCJACOBI does the
@@ -146,27 +152,33 @@ bool hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol) {
   return true;
 }
 
-/// One step with the product fused in: x_new[i] = a x_cur[i] + b x_old[i]
+/// Entry i of one step with the product fused in: a x_cur[i] + b x_old[i]
 /// + g dinv_i (rhs[i] - (A x_cur)[i]), A read through S, dinv_i = 1 / a(i, i)
-/// (1 where zero, as jacobi_inverse). x_old may be null (zeros); x_new may
-/// be x_old, not x_cur. The row sums the main term, then each pair's upper
-/// and lower terms: the rounding differs from the product's by the order.
+/// (1 where zero, as jacobi_inverse); x_old may be null (zeros). The row
+/// sums the main term, then each pair's upper and lower terms: the rounding
+/// differs from the product's by the order. The CPU loop below and the CUDA
+/// kernel both call it.
+template <class T>
+PDIAG_HD T chebyshev_jacobi_symmetric_entry(const SymmetricHmView<T>& S, Index i, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs) {
+  const T d = S.main[i];
+  T s = d * x_cur[i];
+  for (int k = 0; k < S.npairs; ++k) {
+    const Index o = S.offset[k];
+    if (i + o < S.n) s += S.upper[k][i] * x_cur[i + o];
+    if (i >= o) s += S.upper[k][i - o] * x_cur[i - o];
+  }
+  const T dinv = d == T(0) ? T(1) : T(1) / d;
+  T v = g * (dinv * (rhs[i] - s));
+  v += a * x_cur[i];
+  if (x_old) v += b * x_old[i];
+  return v;
+}
+
+/// One step with the product fused in, every row (chebyshev_jacobi_symmetric_entry);
+/// x_new may be x_old, not x_cur.
 template <class T>
 void chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new) {
-  for (Index i = 0; i < S.n; ++i) {
-    const T d = S.main[i];
-    T s = d * x_cur[i];
-    for (int k = 0; k < S.npairs; ++k) {
-      const Index o = S.offset[k];
-      if (i + o < S.n) s += S.upper[k][i] * x_cur[i + o];
-      if (i >= o) s += S.upper[k][i - o] * x_cur[i - o];
-    }
-    const T dinv = d == T(0) ? T(1) : T(1) / d;
-    T v = g * (dinv * (rhs[i] - s));
-    v += a * x_cur[i];
-    if (x_old) v += b * x_old[i];
-    x_new[i] = v;
-  }
+  for (Index i = 0; i < S.n; ++i) x_new[i] = chebyshev_jacobi_symmetric_entry(S, i, a, x_cur, b, x_old, g, rhs);
 }
 
 }  // namespace pdiag

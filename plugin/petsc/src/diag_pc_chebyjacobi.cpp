@@ -13,11 +13,11 @@
    KSPCHEBYSHEV + PCJACOBI to rounding. The PC works with any matrix type:
    only MatMult and MatGetDiagonal are asked of it.
 
-   On the GPU a sequential diag operator whose values are symmetric
-   (checked entry by entry at the set-up) also has the product fused into
-   the step, read from its main and upper diagonals only: a 7-point
-   operator's step then reads 4 of its 7 diagonals and no A x vector
-   (pdiag::chebyshev_jacobi_step_symmetric; -pc_chebyjacobi_symmetric). */
+   A sequential diag operator whose values are symmetric (checked entry by
+   entry at the set-up) also has the product fused into the step, read
+   from its main and upper diagonals only, on the GPU or the host: a
+   7-point operator's step then reads 4 of its 7 diagonals and no A x
+   vector (pdiag::chebyshev_jacobi_step_symmetric; -pc_chebyjacobi_symmetric). */
 #include "diag_impl.hpp"
 
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private(): the right-hand side of KSPCHEBYSHEV's eigenvalue estimate */
@@ -48,10 +48,11 @@ struct PC_ChebyJacobi {
   PetscInt  eststeps = 10;
   PetscInt  degree   = 2;
   bool      keep_interval = false; /* the next set-up's operator is the estimated one in another storage */
-  /* the fused symmetric steps (CUDA builds): allowed (-pc_chebyjacobi_symmetric), taken for pc->mat of state sym_state */
+  /* the fused symmetric steps: allowed (-pc_chebyjacobi_symmetric), taken for pc->mat of state sym_state */
   PetscBool                            symmetric_allowed = PETSC_TRUE;
   PetscReal                            symmetric_rtol    = 1e-12; /* -pc_chebyjacobi_symmetric_rtol */
   bool                                 symmetric         = false;
+  bool                                 sym_device        = false; /* sym's pointers are device pointers */
   PetscObjectState                     sym_state         = -1;
   pdiag::SymmetricHmView<PetscScalar> sym; /* device pointers into the operator's values */
 };
@@ -119,94 +120,129 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
   PetscFunctionReturn(0);
 }
 
-/* Whether the steps can read pc->mat through its main and upper diagonals
-   on the device: one process, a diag operator that is also the PC's
-   matrix, HM values on the device (not the compressed form, which is
+/* PETSc's array calls of one memory: the host's, or (CUDA vectors) the
+   device's, so that a step gets its pointers by one sequence of calls. */
+struct VecArrays {
+  PetscErrorCode (*get_read)(Vec, const PetscScalar **);
+  PetscErrorCode (*restore_read)(Vec, const PetscScalar **);
+  PetscErrorCode (*get)(Vec, PetscScalar **);
+  PetscErrorCode (*restore)(Vec, PetscScalar **);
+  PetscErrorCode (*get_write)(Vec, PetscScalar **);
+  PetscErrorCode (*restore_write)(Vec, PetscScalar **);
+};
+
+VecArrays ArraysOf(bool device)
+{
+#if defined(PDIAG_PETSC_CUDA)
+  if (device) return {VecCUDAGetArrayRead, VecCUDARestoreArrayRead, VecCUDAGetArray, VecCUDARestoreArray, VecCUDAGetArrayWrite, VecCUDARestoreArrayWrite};
+#else
+  (void)device;
+#endif
+  return {VecGetArrayRead, VecRestoreArrayRead, VecGetArray, VecRestoreArray, VecGetArrayWrite, VecRestoreArrayWrite};
+}
+
+/* Whether the steps can read pc->mat through its main and upper diagonals,
+   where the PC's vectors live: one process, a diag operator that is also
+   the PC's matrix, HM values (on the GPU not the compressed form, which is
    already cheaper to read), offsets in +-pairs, values symmetric to
-   -pc_chebyjacobi_symmetric_rtol (a device check; a Galerkin product of a
-   symmetric operator is symmetric to rounding only, and its steps then
-   read a(i - d, i) for a(i, i - d)). */
+   -pc_chebyjacobi_symmetric_rtol (a Galerkin product of a symmetric
+   operator is symmetric to rounding only, and its steps then read
+   a(i - d, i) for a(i, i - d)). The check reads the values once, on the
+   device for the GPU's. */
 PetscErrorCode SymmetricSetUp(PC pc)
 {
   PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  Mat             A  = pc->mat;
+  PetscBool       seq, compressed = PETSC_FALSE, symmetric = PETSC_FALSE;
+  const bool      device = OnDevice(cj->dinv) == PETSC_TRUE;
 
   PetscFunctionBegin;
   cj->symmetric = false;
-#if defined(PDIAG_PETSC_CUDA)
-  Mat       A = pc->mat;
-  PetscBool seq, compressed;
-  if (!cj->symmetric_allowed || A != pc->pmat || !OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  if (!cj->symmetric_allowed || A != pc->pmat) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
   if (!seq) PetscFunctionReturn(0);
+  if (!device) PetscCall(MatDiagSyncHost_Private(A));
   Mat_Diag *a = (Mat_Diag *)A->data;
   if (a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
-  pdiag::HmCompressedView<PetscScalar> cview;
-  const Index                        *meta;
-  const PetscScalar                  *val;
-  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &val));
+  const PetscScalar *val = a->hm.val.data();
+  if (device) {
+#if defined(PDIAG_PETSC_CUDA)
+    pdiag::HmCompressedView<PetscScalar> cview;
+    const Index                        *meta;
+    PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &val));
+#endif
+  }
   if (compressed) PetscFunctionReturn(0);
   const pdiag::HmView<const PetscScalar> view{a->hm.layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), val};
   if (!pdiag::symmetric_hm_view(view, &cj->sym)) PetscFunctionReturn(0);
-  int *mismatch, host = 0;
-  DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
-  DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
-  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol, mismatch, PetscDefaultCudaStream));
-  DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
-  DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
-  DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
-  if (host) {
+  if (device) {
+#if defined(PDIAG_PETSC_CUDA)
+    int *mismatch, host = 0;
+    DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
+    DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol, mismatch, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
+    symmetric = host ? PETSC_FALSE : PETSC_TRUE;
+#endif
+  } else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
+  if (!symmetric) {
     PetscCall(PetscInfo(pc, "the operator's values are not symmetric (to %g relative): the steps use its MatMult\n", (double)cj->symmetric_rtol));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectStateGet((PetscObject)A, &cj->sym_state));
-  cj->symmetric = true;
-  PetscCall(PetscInfo(pc, "the steps read the symmetric operator's main and %d upper diagonals on the GPU, the product fused in\n", cj->sym.npairs));
-#endif
+  cj->symmetric = true, cj->sym_device = device;
+  PetscCall(PetscInfo(pc, "the steps read the symmetric operator's main and %d upper diagonals (%s), the product fused in\n", cj->sym.npairs, device ? "GPU" : "host"));
   PetscFunctionReturn(0);
 }
 
-/* Whether this step (with CUDA vectors b) takes the fused symmetric path:
-   set up for pc->mat as it is now. */
+/* Whether this step (right-hand side b) takes the fused symmetric path:
+   set up for pc->mat as it is now, in b's memory. */
 bool UseSymmetric(PC pc, Vec b)
 {
   PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
   PetscObjectState state;
 
-  if (!cj->symmetric || !OnDevice(b)) return false;
+  if (!cj->symmetric || (OnDevice(b) == PETSC_TRUE) != cj->sym_device) return false;
   if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
   return state == cj->sym_state;
 }
 
-/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - A x_cur) in one kernel
+/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - A x_cur) in one pass
    (UseSymmetric() said yes); x_new is x_old's vector or, when x_old is
    null, any other. */
 PetscErrorCode SymmetricStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
 {
-  PetscFunctionBegin;
-#if defined(PDIAG_PETSC_CUDA)
-  PC_ChebyJacobi    *cj = (PC_ChebyJacobi *)pc->data;
-  const PetscScalar *xc, *r;
-  PetscScalar       *xn;
-  const PetscLogDouble n = (PetscLogDouble)cj->sym.n;
+  PC_ChebyJacobi      *cj  = (PC_ChebyJacobi *)pc->data;
+  const VecArrays      get = ArraysOf(cj->sym_device);
+  const PetscScalar   *xc, *r;
+  PetscScalar         *xn;
+  const PetscLogDouble flops = (PetscLogDouble)cj->sym.n * ((4.0 * cj->sym.npairs + 1) + 6 + (x_old ? 2 : 0)); /* the product's row, then the update */
 
+  PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
-  PetscCall(VecCUDAGetArrayRead(b, &r));
-  PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
-  if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
-  else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, r, xn, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(n * ((4.0 * cj->sym.npairs + 1) + 6 + (x_old ? 2 : 0)))); /* the product's row, then the update */
-  if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
-  else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
-  PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
-  PetscCall(VecCUDARestoreArrayRead(b, &r));
-  PetscCall(PetscLogEventEnd(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
-#else
-  (void)pc, (void)s, (void)x_cur, (void)x_old, (void)b, (void)x_new;
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the fused symmetric step needs a CUDA build");
+  PetscCall(get.get_read(b, &r));
+  PetscCall(get.get_read(x_cur, &xc));
+  if (x_old) PetscCall(get.get(x_new, &xn));
+  else PetscCall(get.get_write(x_new, &xn));
+  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  if (cj->sym_device) {
+#if defined(PDIAG_PETSC_CUDA)
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, r, xn, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(flops));
 #endif
+  } else {
+    pdiag::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, r, xn);
+    PetscCall(PetscLogFlops(flops));
+  }
+  if (x_old) PetscCall(get.restore(x_new, &xn));
+  else PetscCall(get.restore_write(x_new, &xn));
+  PetscCall(get.restore_read(x_cur, &xc));
+  PetscCall(get.restore_read(b, &r));
+  PetscCall(PetscLogEventEnd(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -288,60 +324,50 @@ PetscErrorCode MatchVectors(PC pc, Vec b)
   PetscCall(VecDestroy(&cj->other));
   PetscCall(VecDuplicate(b, &cj->ax));
   PetscCall(VecDuplicate(b, &cj->other));
+  PetscCall(SymmetricSetUp(pc)); /* the fused steps read the operator where the vectors now live */
   PetscFunctionReturn(0);
 }
 
-/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - ax), where the vectors live;
-   null x_cur / ax: zeros; x_new is x_old's vector or, when x_old is null,
-   any other. */
+/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - ax), where b's values live
+   (the others are moved there); null x_cur / ax: zeros; x_new is x_old's
+   vector or, when x_old is null, any other. */
 PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec ax, Vec x_new)
 {
-  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
-  PetscInt        n;
+  PC_ChebyJacobi    *cj     = (PC_ChebyJacobi *)pc->data;
+  const bool         device = OnDevice(b) == PETSC_TRUE;
+  const VecArrays    get    = ArraysOf(device);
+  const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
+  PetscScalar       *xn;
+  PetscInt           n;
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(b, &n));
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiStep, pc, 0, 0, 0));
   const PetscLogDouble flops = (PetscLogDouble)n * (3 + (x_cur ? 2 : 0) + (x_old ? 2 : 0) + (ax ? 1 : 0));
-  if (OnDevice(b)) {
+  PetscCall(get.get_read(cj->dinv, &d));
+  PetscCall(get.get_read(b, &r));
+  if (x_cur) PetscCall(get.get_read(x_cur, &xc));
+  if (ax) PetscCall(get.get_read(ax, &w));
+  if (x_old) PetscCall(get.get(x_new, &xn));
+  else PetscCall(get.get_write(x_new, &xn));
+  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  if (device) {
 #if defined(PDIAG_PETSC_CUDA)
-    const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
-    PetscScalar       *xn;
-    PetscCall(VecCUDAGetArrayRead(cj->dinv, &d));
-    PetscCall(VecCUDAGetArrayRead(b, &r));
-    if (x_cur) PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
-    if (ax) PetscCall(VecCUDAGetArrayRead(ax, &w));
-    if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
-    else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
     PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, w, xn, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, w, xn, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(flops));
-    if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
-    else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
-    if (ax) PetscCall(VecCUDARestoreArrayRead(ax, &w));
-    if (x_cur) PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
-    PetscCall(VecCUDARestoreArrayRead(b, &r));
-    PetscCall(VecCUDARestoreArrayRead(cj->dinv, &d));
 #endif
   } else {
-    const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
-    PetscScalar       *xn;
-    PetscCall(VecGetArrayRead(cj->dinv, &d));
-    PetscCall(VecGetArrayRead(b, &r));
-    if (x_cur) PetscCall(VecGetArrayRead(x_cur, &xc));
-    if (ax) PetscCall(VecGetArrayRead(ax, &w));
-    if (x_old) PetscCall(VecGetArray(x_new, &xn));
-    else PetscCall(VecGetArrayWrite(x_new, &xn));
-    pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, w, xn);
+    pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, w, xn);
     PetscCall(PetscLogFlops(flops));
-    if (x_old) PetscCall(VecRestoreArray(x_new, &xn));
-    else PetscCall(VecRestoreArrayWrite(x_new, &xn));
-    if (ax) PetscCall(VecRestoreArrayRead(ax, &w));
-    if (x_cur) PetscCall(VecRestoreArrayRead(x_cur, &xc));
-    PetscCall(VecRestoreArrayRead(b, &r));
-    PetscCall(VecRestoreArrayRead(cj->dinv, &d));
   }
+  if (x_old) PetscCall(get.restore(x_new, &xn));
+  else PetscCall(get.restore_write(x_new, &xn));
+  if (ax) PetscCall(get.restore_read(ax, &w));
+  if (x_cur) PetscCall(get.restore_read(x_cur, &xc));
+  PetscCall(get.restore_read(b, &r));
+  PetscCall(get.restore_read(cj->dinv, &d));
   PetscCall(PetscLogEventEnd(PC_ChebyJacobiStep, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -457,7 +483,7 @@ PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOpt
   PetscCheck(cj->eststeps > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_esteig_steps %" PetscInt_FMT " must be positive", cj->eststeps);
   PetscCall(PetscOptionsInt("-pc_chebyjacobi_degree", "Steps of PCApply (from a zero guess); under KSPRICHARDSON the KSP's iterations are the steps", "PCCHEBYJACOBI", cj->degree, &cj->degree, NULL));
   PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
-  PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "On the GPU, fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
+  PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "Fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
   PetscCall(PetscOptionsReal("-pc_chebyjacobi_symmetric_rtol", "How far (relative) an entry may differ from its symmetric partner for the fused symmetric steps (0: exactly)", "PCCHEBYJACOBI", cj->symmetric_rtol, &cj->symmetric_rtol, NULL));
   PetscCheck(cj->symmetric_rtol >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_symmetric_rtol %g must not be negative", (double)cj->symmetric_rtol);
   PetscOptionsHeadEnd();
@@ -473,7 +499,7 @@ PetscErrorCode PCView_ChebyJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev/Jacobi steps on the interval [%g, %g] of D^-1 A's spectrum, degree %" PetscInt_FMT " for PCApply\n", (double)cj->emin, (double)cj->emax, cj->degree));
-  if (cj->symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product, from the symmetric operator's main and %d upper diagonals (GPU)\n", cj->sym.npairs));
+  if (cj->symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product, from the symmetric operator's main and %d upper diagonals (%s)\n", cj->sym.npairs, cj->sym_device ? "GPU" : "host"));
   if (cj->emax_given > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  interval given (-pc_chebyjacobi_eigenvalues)\n"));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "  interval from the estimate [%g, %g] by the transform %g %g; %g %g, %" PetscInt_FMT " estimate iterations\n", (double)cj->est_min, (double)cj->est_max, (double)cj->tform[0], (double)cj->tform[1], (double)cj->tform[2],
@@ -511,7 +537,7 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
 .  -pc_chebyjacobi_esteig <a,b,c,d> - from the estimate [l, u]: emin = a l + b u, emax = c l + d u (default 0,0.1,0,1.1, what `PCMG` gives its Chebyshev smoothers)
 .  -pc_chebyjacobi_esteig_steps <10> - iterations of the estimate (its KSP has the prefix <pc prefix>chebyjacobi_esteig_: GMRES, or CG for a matrix known to be SPD)
 .  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
-.  -pc_chebyjacobi_symmetric <true> - on the GPU, a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
+.  -pc_chebyjacobi_symmetric <true> - a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
    from its main and upper diagonals inside the step (no separate `MatMult()`)
 -  -pc_chebyjacobi_symmetric_rtol <1e-12> - how far an entry may differ from its partner, relative (0: exactly; a Galerkin product is
    symmetric to rounding)
