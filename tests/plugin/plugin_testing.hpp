@@ -78,6 +78,20 @@ inline PetscErrorCode Summary(int *exit_code)
   PetscFunctionReturn(0);
 }
 
+/* For a test of one process's paths started on more: says so and gives
+   the exit code of a skipped test (77) in *exit_code, true; false on one
+   process. The caller finalizes PETSc and returns the code. */
+inline PetscErrorCode SkippedOnMoreProcesses(const char *name, bool *skipped, int *exit_code)
+{
+  PetscFunctionBeginUser;
+  *skipped = g_size > 1;
+  if (*skipped) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: SKIPPED: its checks are of one process's paths (%d processes given)\n", name, g_size));
+    *exit_code = 77;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Runs a group of checks; a PETSc error inside counts as one failure. */
 inline void Run(const std::string &cs, const std::string &group, const std::function<PetscErrorCode()> &f)
 {

@@ -200,6 +200,12 @@ int main(int argc, char **argv)
   int code = 0;
   if (!GpuOrHostMode(argc, argv, "test_galerkin_gpu", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
+  bool skipped;
+  PetscCall(SkippedOnMoreProcesses("test_galerkin_gpu", &skipped, &code));
+  if (skipped) {
+    PetscCall(PetscFinalize());
+    return code;
+  }
   PetscCall(PetscLogDefaultBegin());
   for (MatType type : {MATDIAG, g_device ? MATDIAGCUDA : MATDIAG})
     for (PetscInt dim : {2, 3})

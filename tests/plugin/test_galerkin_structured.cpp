@@ -303,6 +303,12 @@ int main(int argc, char **argv)
   int code = 0;
   if (!GpuOrHostMode(argc, argv, "test_galerkin_structured", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
+  bool skipped;
+  PetscCall(SkippedOnMoreProcesses("test_galerkin_structured", &skipped, &code));
+  if (skipped) {
+    PetscCall(PetscFinalize());
+    return code;
+  }
   PetscCall(PetscLogDefaultBegin());
   Run("1D n=1025", "structured Galerkin", []() { return GridCase(1, 1025, DMDA_STENCIL_STAR, 3); });
   Run("2D n=33 star", "structured Galerkin", []() { return GridCase(2, 33, DMDA_STENCIL_STAR, 3); });

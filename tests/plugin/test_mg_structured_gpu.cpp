@@ -354,6 +354,12 @@ int main(int argc, char **argv)
   int code = 0;
   if (!GpuOrHostMode(argc, argv, "test_mg_structured_gpu", &g_device)) return 77;
   PetscCall(Start(&argc, &argv, NULL));
+  bool skipped;
+  PetscCall(SkippedOnMoreProcesses("test_mg_structured_gpu", &skipped, &code));
+  if (skipped) {
+    PetscCall(PetscFinalize());
+    return code;
+  }
   Run("1D n=65", "structured transfers", []() { return GridCase(1, 65, 4); });
   Run("2D n=33", "structured transfers", []() { return GridCase(2, 33, 3); });
   Run("3D n=17", "structured transfers", []() { return GridCase(3, 17, 3); });
