@@ -15,6 +15,9 @@
      residual are aij's;
    - PCApply: a symmetric operator (u . P v = v . P u) that CG converges with;
    - with CUDA vectors a smoothing copies nothing between host and device;
+   - on the GPU, a matrix whose MatCreateVecs makes host vectors smoothing
+     CUDA vectors: the same iterate, and (diag, one process) the fused
+     symmetric steps set up on the device once the vectors moved;
    - bad options are refused with a PETSc error.
    Without a CUDA device the default run is SKIPPED, exit 77. Ends with
    "N passed, M failed". */
@@ -33,11 +36,13 @@ namespace {
 
 bool g_device = true; /* false with -host_check */
 
-PetscErrorCode CreateGrid(PetscInt n, const char *mtype, DM *da)
+/* host_vectors: the DM (so the matrix's MatCreateVecs) makes host vectors
+   even on the GPU */
+PetscErrorCode CreateGrid(PetscInt n, const char *mtype, DM *da, bool host_vectors = false)
 {
   PetscFunctionBeginUser;
   PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n - 4, n + 4, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
-  PetscCall(DMSetVecType(*da, g_device ? VECCUDA : VECSTANDARD));
+  PetscCall(DMSetVecType(*da, g_device && !host_vectors ? VECCUDA : VECSTANDARD));
   PetscCall(DMSetMatType(*da, mtype));
   PetscCall(DMSetUp(*da));
   PetscFunctionReturn(0);
@@ -158,6 +163,62 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   PetscCall(EventCount("PCChebyJacSym", &fused1));
   const bool expect_fused = g_size == 1 && IsDiag(A) && !skew && !symmetric_off;
   PetscCall(Record(expect_fused ? fused1 > fused0 : fused1 == fused0, cs, expect_fused ? "the fused symmetric steps ran" : "no fused symmetric step", Fmt("%d of them", fused1 - fused0)));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x_cj));
+  PetscCall(VecDestroy(&x_ch));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* On the GPU: a matrix whose MatCreateVecs makes host vectors (its DM's
+   vector type) smoothing CUDA vectors. The PC's work vectors and D^-1 move
+   to the device at the first step, and with them the fused symmetric steps
+   (diag on one process) are set up on the device: the same iterate as
+   KSPCHEBYSHEV + PCJACOBI on the same CUDA vectors, and the fused steps ran. */
+PetscErrorCode ConvertedVectorsCase(const char *mtype)
+{
+  DM                da;
+  Mat               A;
+  Vec               b, x0, x_cj, x_ch;
+  PetscInt          n;
+  int               fused0, fused1;
+  const std::string cs = Fmt("%s, host vectors from MatCreateVecs, CUDA vectors solved", mtype);
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateGrid(9, mtype, &da, true));
+  PetscCall(Operator(da, false, &A));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(VecCreate(PETSC_COMM_WORLD, &b));
+  PetscCall(VecSetSizes(b, n, PETSC_DECIDE));
+  PetscCall(VecSetType(b, VECCUDA));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecDuplicate(b, &x_cj));
+  PetscCall(VecDuplicate(b, &x_ch));
+  PetscCall(FillVector(b, 1));
+  PetscCall(FillVector(x0, 2));
+  PetscCall(EventCount("PCChebyJacSym", &fused0));
+  PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_eigenvalues", "0.25,2.2"));
+  for (int nonzero = 0; nonzero < 2; nonzero++) {
+    KSP       cj, ch;
+    PetscReal rel;
+    PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "cj_", 4, nonzero, &cj));
+    PetscCall(Smoother(A, KSPCHEBYSHEV, PCJACOBI, "ch_", 4, nonzero, &ch));
+    PetscCall(KSPChebyshevSetEigenvalues(ch, 2.2, 0.25));
+    PetscCall(VecCopy(x0, x_cj));
+    PetscCall(VecCopy(x0, x_ch));
+    PetscCall(KSPSolve(cj, b, x_cj));
+    PetscCall(KSPSolve(ch, b, x_ch));
+    PetscCall(VecRelDiff(x_cj, x_ch, &rel));
+    PetscCall(Record(rel < 1e-12, cs, Fmt("4 steps from a %s guess: KSPCHEBYSHEV + PCJACOBI's iterate", nonzero ? "nonzero" : "zero"), Fmt("relative difference %.3e", (double)rel)));
+    PetscCall(KSPDestroy(&cj));
+    PetscCall(KSPDestroy(&ch));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
+  PetscCall(EventCount("PCChebyJacSym", &fused1));
+  const bool expect_fused = g_size == 1 && IsDiag(A);
+  PetscCall(Record(expect_fused ? fused1 > fused0 : fused1 == fused0, cs, expect_fused ? "the fused symmetric steps ran (set up on the device after the vectors moved)" : "no fused symmetric step", Fmt("%d of them", fused1 - fused0)));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x0));
   PetscCall(VecDestroy(&x_cj));
@@ -372,6 +433,7 @@ int main(int argc, char **argv)
     Run(t, "steps, symmetric steps off", [&]() { return StepsCase(mtype, false, 0.25, 2.2, false, true); });
     Run(t, "Galerkin MG", [&]() { return MGCase(mtype); });
     Run(t, "PCApply", [&]() { return ApplyCase(mtype); });
+    if (g_device) Run(t, "converted vectors", [&]() { return ConvertedVectorsCase(mtype); });
   }
   Run("GAMG", "chebyjacobi smoothers", []() { return GamgCase(); });
   Run("bad options", "eigenvalues", []() { return RefusedCase("-pc_chebyjacobi_eigenvalues", "2,1"); });

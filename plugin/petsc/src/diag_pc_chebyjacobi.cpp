@@ -54,7 +54,7 @@ struct PC_ChebyJacobi {
   bool                                 symmetric         = false;
   bool                                 sym_device        = false; /* sym's pointers are device pointers */
   PetscObjectState                     sym_state         = -1;
-  pdiag::SymmetricHmView<PetscScalar> sym; /* device pointers into the operator's values */
+  pdiag::SymmetricHmView<PetscScalar> sym; /* pointers into the operator's values (device pointers when sym_device) */
 };
 
 PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0;
