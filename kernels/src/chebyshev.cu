@@ -26,14 +26,7 @@ template <class T>
 __global__ void __launch_bounds__(kBlock) jacobi_inverse_kernel(Index n, T* d, unsigned long long* zeros) {
   const Index stride = Index(gridDim.x) * kBlock;
   unsigned long long mine = 0;
-  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) {
-    if (d[i] == T(0)) {
-      d[i] = T(1);
-      ++mine;
-    } else {
-      d[i] = T(1) / d[i];
-    }
-  }
+  for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) mine += jacobi_inverse_entry(d[i]) ? 1 : 0;
   if (zeros && mine) atomicAdd(zeros, mine);
 }
 

@@ -74,19 +74,24 @@ void chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* x_old, 
   for (Index i = 0; i < n; ++i) x_new[i] = chebyshev_jacobi_entry(i, a, x_cur, b, x_old, g, dinv, rhs, ax);
 }
 
-/// d[i] = 1 / d[i], and 1 where d[i] is zero (PETSc's PCJACOBI does the
-/// same); returns how many were zero.
+/// d = 1 / d, and 1 where d is zero (PETSc's PCJACOBI does the same);
+/// whether it was zero. The CPU loop below and the CUDA kernel call it.
+template <class T>
+PDIAG_HD bool jacobi_inverse_entry(T& d) {
+  if (d == T(0)) {
+    d = T(1);
+    return true;
+  }
+  d = T(1) / d;
+  return false;
+}
+
+/// d[i] = 1 / d[i], and 1 where d[i] is zero (jacobi_inverse_entry);
+/// returns how many were zero.
 template <class T>
 Index jacobi_inverse(Index n, T* d) {
   Index zeros = 0;
-  for (Index i = 0; i < n; ++i) {
-    if (d[i] == T(0)) {
-      d[i] = T(1);
-      ++zeros;
-    } else {
-      d[i] = T(1) / d[i];
-    }
-  }
+  for (Index i = 0; i < n; ++i) zeros += jacobi_inverse_entry(d[i]) ? 1 : 0;
   return zeros;
 }
 
