@@ -1,6 +1,9 @@
 // CUDA SpMV for compressed HM blocks: constant diagonals with exceptions
 // (DESIGN.md section 4, "Constant diagonals"; format and CPU reference in
-// pdiag/compress.hpp). y = A x (+ z) in two kernels on one stream:
+// pdiag/compress.hpp). y = A x (+ z) in two kernels on one stream (the same
+// two passes also run a Chebyshev/Jacobi step with the product inside,
+// chebyshev_jacobi_step_compressed: they differ only in what they store,
+// StoreProduct or StoreChebyshevStep):
 //
 //  - pass 1: the shape of hm_spmv_kernel in spmv.cu (per-diagonal metadata
 //    staged in shared memory in chunks of kBlock diagonals, one thread per
@@ -22,6 +25,7 @@
 // hm_compressed_get_diagonal (MatGetDiagonal without the full values): one
 // kernel writes every local row (the main diagonal's packed value or its
 // constant, 0 off it), a second the exception rows' c + delta.
+#include "pdiag/chebyshev_cuda.hpp"
 #include "pdiag/cuda.hpp"
 
 #include "grid.cuh"
@@ -43,6 +47,38 @@ __device__ __forceinline__ int chunk_size(Index ndiag, Index c0) {
 // so it serves float as well as double).
 __device__ double g_zeros[kBlock * kRows];
 
+// What the passes do with a row's sums. The product (y = A x + z): pass 1
+// starts a row from z, stores its sum in y; pass 2 adds an exception row's
+// corrections to y in storage order. A Chebyshev/Jacobi step
+// (chebyshev_jacobi_step_compressed): pass 1 stores the step's update of
+// the row from its constant-and-full sum, pass 2 subtracts g dinv times
+// the exception row's corrections from it (the update is linear in A x).
+template <class T>
+struct StoreProduct {
+  T* y;
+  const T* z;
+  __device__ __forceinline__ T start(Index il) const { return z ? z[il] : T(0); }
+  __device__ __forceinline__ void row(Index il, T sum) const { y[il] = sum; }
+  __device__ __forceinline__ T exceptions_start(Index il) const { return y[il]; }
+  __device__ __forceinline__ void exceptions(Index il, T sum) const { y[il] = sum; }
+};
+
+template <class T>
+struct StoreChebyshevStep {
+  T a, b, g;
+  const T* x_cur;
+  const T* x_old;  // null: zeros; may be x_new
+  const T* dinv;
+  const T* rhs;
+  T* x_new;
+  __device__ __forceinline__ T start(Index) const { return T(0); }
+  __device__ __forceinline__ void row(Index il, T sum) const {
+    x_new[il] = chebyshev_jacobi_value(il, a, x_cur, b, x_old, g, dinv, rhs, sum);
+  }
+  __device__ __forceinline__ T exceptions_start(Index) const { return T(0); }
+  __device__ __forceinline__ void exceptions(Index il, T sum) const { x_new[il] -= g * (dinv[il] * sum); }
+};
+
 // Diagonal k covers local rows [b, e) of the call (b = lo(d) - r0, e =
 // min(hi(d) - r0, row_hi)); a full one holds a(r0+il, r0+il+d) at
 // packed[vbase[k] - b + il]; x is read at xa + il. Per tile of kTile rows
@@ -53,9 +89,9 @@ __device__ double g_zeros[kBlock * kRows];
 // tiles but those at the block's first and last rows) takes the
 // branch-free path: no per-row range test, the loads of consecutive
 // diagonals independent of each other.
-template <class T, bool kHasFull>
+template <class T, bool kHasFull, class Store>
 __global__ void __launch_bounds__(kBlock)
-    hm_compressed_pass1(HmCompressedView<T> A, const T* __restrict__ x, T* y, const T* z,
+    hm_compressed_pass1(HmCompressedView<T> A, const T* __restrict__ x, Store out,
                         const Index* __restrict__ shift, Index row_lo, Index row_hi) {
   constexpr int kTile = kBlock * kRows;
   __shared__ const T* s_xp[kBlock];
@@ -74,7 +110,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       lt[r] = int(threadIdx.x) + r * kBlock;
-      acc[r] = (z && tile + lt[r] < row_hi) ? z[tile + lt[r]] : T(0);
+      acc[r] = tile + lt[r] < row_hi ? out.start(tile + lt[r]) : T(0);
     }
     for (Index c0 = 0; c0 < A.ndiag; c0 += kBlock) {
       const int nc = chunk_size(A.ndiag, c0);
@@ -134,28 +170,28 @@ __global__ void __launch_bounds__(kBlock)
     }
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
-      if (tile + lt[r] < row_hi) y[tile + lt[r]] = acc[r];
+      if (tile + lt[r] < row_hi) out.row(tile + lt[r], acc[r]);
   }
 }
 
 // Exception row r (local row il = exc_rows[r]) in [row_lo, row_hi): y[il] +=
 // exc_delta[e] * x[il + shift[exc_diag[e]]] for e in [exc_ptr[r], exc_ptr[r+1]).
-template <class T>
+template <class T, class Store>
 __global__ void __launch_bounds__(kBlock)
-    hm_compressed_pass2(HmCompressedView<T> A, const T* __restrict__ x, T* y, const Index* __restrict__ shift,
+    hm_compressed_pass2(HmCompressedView<T> A, const T* __restrict__ x, Store out, const Index* __restrict__ shift,
                         Index row_lo, Index row_hi) {
   const Index stride = Index(gridDim.x) * kBlock;
   for (Index r = Index(blockIdx.x) * kBlock + threadIdx.x; r < A.nrows_exc; r += stride) {
     const Index il = A.exc_rows[r];
     if (il < row_lo || il >= row_hi) continue;
-    T acc = y[il];
+    T acc = out.exceptions_start(il);
     const Index e1 = A.exc_ptr[r + 1];
     for (Index e = A.exc_ptr[r]; e < e1; ++e) {
       const Index k = A.exc_diag[e];
       const Index xa = shift ? shift[k] : A.layout.row_begin + A.offsets[k];
       acc += A.exc_delta[e] * __ldg(x + (xa + il));
     }
-    y[il] = acc;
+    out.exceptions(il, acc);
   }
 }
 
@@ -182,22 +218,36 @@ __global__ void __launch_bounds__(kBlock) hm_compressed_diag_exceptions(HmCompre
 
 }  // namespace
 
-template <class T>
-cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z,
-                               const Index* shift, Index row_lo, Index row_hi, cudaStream_t stream) {
+// Both passes over local rows [row_lo, row_hi) with `out` storing.
+template <class T, class Store>
+cudaError_t compressed_passes(const HmCompressedView<T>& A, const T* x, const Store& out, const Index* shift, Index row_lo, Index row_hi,
+                              cudaStream_t stream) {
   if (row_lo < 0) return cudaErrorInvalidValue;
   const Index m = A.layout.nrows;
   if (row_hi < 0 || row_hi > m) row_hi = m;
   if (row_lo >= row_hi) return cudaSuccess;
   const unsigned grid1 = blocks_for(row_hi - row_lo, Index(kBlock) * kRows);
   if (A.npacked > 0)
-    hm_compressed_pass1<T, true><<<grid1, kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
+    hm_compressed_pass1<T, true, Store><<<grid1, kBlock, 0, stream>>>(A, x, out, shift, row_lo, row_hi);
   else
-    hm_compressed_pass1<T, false><<<grid1, kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
+    hm_compressed_pass1<T, false, Store><<<grid1, kBlock, 0, stream>>>(A, x, out, shift, row_lo, row_hi);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || A.nrows_exc == 0) return e;
-  hm_compressed_pass2<T><<<blocks_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, x, y, shift, row_lo, row_hi);
+  hm_compressed_pass2<T, Store><<<blocks_for(A.nrows_exc, kBlock), kBlock, 0, stream>>>(A, x, out, shift, row_lo, row_hi);
   return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z,
+                               const Index* shift, Index row_lo, Index row_hi, cudaStream_t stream) {
+  return compressed_passes(A, x, StoreProduct<T>{y, z}, shift, row_lo, row_hi, stream);
+}
+
+template <class T>
+cudaError_t chebyshev_jacobi_step_compressed(const HmCompressedView<T>& A, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv,
+                                             const T* rhs, T* x_new, cudaStream_t stream) {
+  if (!A.layout.is_full() || !A.layout.is_square() || !x_cur || x_cur == x_new) return cudaErrorInvalidValue;
+  return compressed_passes(A, x_cur, StoreChebyshevStep<T>{a, b, g, x_cur, x_old, dinv, rhs, x_new}, nullptr, 0, -1, stream);
 }
 
 template <class T>
@@ -214,7 +264,9 @@ cudaError_t hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A,
 #define PDIAG_INSTANTIATE(T)                                                                                      \
   template cudaError_t hm_compressed_spmv<T>(const HmCompressedView<T>&, const T*, T*, const T*, const Index*, Index, \
                                              Index, cudaStream_t);                                                 \
-  template cudaError_t hm_compressed_get_diagonal<T>(const HmCompressedView<T>&, Index, T*, cudaStream_t);
+  template cudaError_t hm_compressed_get_diagonal<T>(const HmCompressedView<T>&, Index, T*, cudaStream_t);              \
+  template cudaError_t chebyshev_jacobi_step_compressed<T>(const HmCompressedView<T>&, T, const T*, T, const T*, T, const T*, \
+                                                           const T*, T*, cudaStream_t);
 
 PDIAG_INSTANTIATE(double)
 PDIAG_INSTANTIATE(float)

@@ -100,6 +100,57 @@ BOOST_AUTO_TEST_CASE(symmetric_step_against_cpu_reference) {
     }
 }
 
+// A constant-coefficient 7-point operator on nx x ny x nz points whose
+// boundary rows hold only a diagonal 1 (ex45's shape: the compressed form
+// has constant diagonals and exception rows); with `full`, the +x
+// diagonal's values random (a packed, full diagonal as well).
+HmMatrix<double> dirichlet_stencil(Index nx, Index ny, Index nz, bool full, std::mt19937_64& rng) {
+  const Index n = nx * ny * nz;
+  HmMatrix<double> A(Layout::square(n), {-nx * ny, -nx, -1, 0, 1, nx, nx * ny});
+  std::uniform_real_distribution<double> u(-1.2, -0.8);
+  for (Index z = 0; z < nz; ++z)
+    for (Index y = 0; y < ny; ++y)
+      for (Index x = 0; x < nx; ++x) {
+        const Index i = x + nx * (y + ny * z);
+        if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
+          *A.find(i, i) = 1.0;
+          continue;
+        }
+        *A.find(i, i) = 6.0;
+        for (Index d : {-nx * ny, -nx, Index(-1), Index(1), nx, nx * ny}) *A.find(i, i + d) = (full && d == 1) ? u(rng) : -1.0;
+      }
+  return A;
+}
+
+BOOST_AUTO_TEST_CASE(compressed_step_against_product_and_update) {
+  std::mt19937_64 rng(14);
+  for (bool full : {false, true})
+    for (Index nx : {Index(40), Index(61)}) {  // large enough that the boundary rows are exceptions, not packed diagonals
+      const HmMatrix<double> A = dirichlet_stencil(nx, 20, 20, full, rng);
+      const Index n = A.layout.nrows;
+      const HmCompressed<double> C = hm_compress(A);
+      BOOST_REQUIRE(C.nrows_exc() > 0);
+      BOOST_REQUIRE((C.packed.size() > 0) == full);
+      const DeviceCompressed<double> dC(C);
+      std::vector<double> dinv(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) dinv[static_cast<std::size_t>(i)] = 1.0 / *A.find(i, i);
+      const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), r = random_vector(n, rng);
+      std::vector<double> ax(static_cast<std::size_t>(n));
+      hm_compressed_spmv(C.view(), xc.data(), ax.data());
+      DeviceArray<double> d_xc(xc), d_r(r), d_dinv(dinv);
+      for (bool has_old : {true, false}) BOOST_TEST_CONTEXT("full " << full << " nx " << nx << " x_old " << has_old) {
+        std::vector<double> expect(xo);  // the product, then the update
+        chebyshev_jacobi_update(n, 0.7, xc.data(), 0.3, has_old ? expect.data() : nullptr, 1.3, dinv.data(), r.data(), ax.data(), expect.data());
+        DeviceArray<double> d_xo(xo);  // x_new in x_old's storage
+        PDIAG_CUDA_REQUIRE(cuda::chebyshev_jacobi_step_compressed(dC.view(), 0.7, d_xc.get(), 0.3, has_old ? d_xo.get() : nullptr, 1.3, d_dinv.get(), d_r.get(), d_xo.get(), stream));
+        sync_checked(stream, "chebyshev_jacobi_step_compressed");
+        BOOST_TEST(max_rel_diff(d_xo.download(), expect) < 1e-13);
+      }
+      // x_new may not be x_cur (other rows read it)
+      BOOST_TEST(cuda::chebyshev_jacobi_step_compressed(dC.view(), 0.7, d_xc.get(), 0.3, static_cast<const double*>(nullptr), 1.3, d_dinv.get(), d_r.get(), d_xc.get(), stream) == cudaErrorInvalidValue);
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 PDIAG_CUDA_TEST_MAIN("chebyshev_cuda")

@@ -7,7 +7,9 @@
      for 1 to 5 steps from a zero and a nonzero guess, also with a zero on
      the diagonal (both use 1 there) and with values that are not
      symmetric; on one process a diag operator with symmetric values takes
-     the fused symmetric steps (GPU or host), others do not;
+     the fused symmetric steps (GPU or host), others do not; on the GPU a
+     constant-coefficient diag operator (its compressed form) takes the
+     fused compressed steps;
    - with the estimate (the default) the same, so the interval is the one
      KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
    - as PCMG's smoother: the same iterations and residual as KSPCHEBYSHEV
@@ -51,8 +53,10 @@ PetscErrorCode CreateGrid(PetscInt n, const char *mtype, DM *da, bool host_vecto
 /* -div(k grad u) by the 7-point flux form, k varying by a factor 10 (SPD,
    symmetric to the last bit); zero_diagonal: row 0's diagonal set to zero;
    skew: the coupling to the -x neighbour scaled by 1.1 (values no longer
-   symmetric). Both for the fixed-interval comparisons only. */
-PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A, bool skew = false)
+   symmetric). Both for the fixed-interval comparisons only. constant: k = 1
+   (constant diagonals but at the boundary rows: diag's compressed form on
+   the GPU). */
+PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A, bool skew = false, bool constant = false)
 {
   PetscInt M, N, P, xs, ys, zs, xm, ym, zm;
 
@@ -60,7 +64,7 @@ PetscErrorCode Operator(DM da, bool zero_diagonal, Mat *A, bool skew = false)
   PetscCall(DMCreateMatrix(da, A));
   PetscCall(DMDAGetInfo(da, NULL, &M, &N, &P, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
-  auto k = [](PetscInt i, PetscInt j, PetscInt l) { return 1.0 + 4.5 * (1.0 + Unit(7, i + 1000 * j, l)); };
+  auto k = [constant](PetscInt i, PetscInt j, PetscInt l) { return constant ? 1.0 : 1.0 + 4.5 * (1.0 + Unit(7, i + 1000 * j, l)); };
   for (PetscInt l = zs; l < zs + zm; l++)
     for (PetscInt j = ys; j < ys + ym; j++)
       for (PetscInt i = xs; i < xs + xm; i++) {
@@ -121,18 +125,19 @@ PetscErrorCode Smoother(Mat A, const char *ktype, const char *ptype, const char 
    diag operator with symmetric values takes the fused symmetric steps
    (event PCChebyJacSym), others (aijcusparse, skew values, the option
    off) the product and the update. */
-PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, PetscReal emax, bool skew = false, bool symmetric_off = false)
+PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, PetscReal emax, bool skew = false, bool symmetric_off = false, bool constant = false)
 {
   DM                da;
   Mat               A;
   Vec               b, x0, x_cj, x_ch;
-  int               fused0, fused1;
-  const std::string cs = Fmt("%s%s%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", skew ? ", values not symmetric" : "", symmetric_off ? ", -pc_chebyjacobi_symmetric 0" : "", emin > 0 ? "given interval" : "estimated interval");
+  int               fused0, fused1, cmp0, cmp1;
+  const std::string cs = Fmt("%s%s%s%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", skew ? ", values not symmetric" : "", symmetric_off ? ", -pc_chebyjacobi_symmetric 0" : "", constant ? ", constant coefficients" : "", emin > 0 ? "given interval" : "estimated interval");
 
   PetscFunctionBeginUser;
   PetscCall(CreateGrid(9, mtype, &da));
-  PetscCall(Operator(da, zero_diagonal, &A, skew));
+  PetscCall(Operator(da, zero_diagonal, &A, skew, constant));
   PetscCall(EventCount("PCChebyJacSym", &fused0));
+  PetscCall(EventCount("PCChebyJacCmp", &cmp0));
   if (symmetric_off) PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_symmetric", "0"));
   PetscCall(DMCreateGlobalVector(da, &b));
   PetscCall(VecDuplicate(b, &x0));
@@ -161,8 +166,12 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   if (emin > 0) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
   if (symmetric_off) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_symmetric"));
   PetscCall(EventCount("PCChebyJacSym", &fused1));
-  const bool expect_fused = g_size == 1 && IsDiag(A) && !skew && !symmetric_off;
+  PetscCall(EventCount("PCChebyJacCmp", &cmp1));
+  /* on the GPU diag keeps a constant-coefficient operator in its compressed form: the compressed steps, not the symmetric ones */
+  const bool expect_cmp   = g_device && g_size == 1 && IsDiag(A) && constant;
+  const bool expect_fused = g_size == 1 && IsDiag(A) && !skew && !symmetric_off && !expect_cmp;
   PetscCall(Record(expect_fused ? fused1 > fused0 : fused1 == fused0, cs, expect_fused ? "the fused symmetric steps ran" : "no fused symmetric step", Fmt("%d of them", fused1 - fused0)));
+  PetscCall(Record(expect_cmp ? cmp1 > cmp0 : cmp1 == cmp0, cs, expect_cmp ? "the fused compressed steps ran" : "no fused compressed step", Fmt("%d of them", cmp1 - cmp0)));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x0));
   PetscCall(VecDestroy(&x_cj));
@@ -431,6 +440,8 @@ int main(int argc, char **argv)
     Run(t, "steps, estimated interval", [&]() { return StepsCase(mtype, false, 0, 0); });
     Run(t, "steps, values not symmetric", [&]() { return StepsCase(mtype, false, 0.25, 2.2, true); });
     Run(t, "steps, symmetric steps off", [&]() { return StepsCase(mtype, false, 0.25, 2.2, false, true); });
+    Run(t, "steps, constant coefficients", [&]() { return StepsCase(mtype, false, 0.25, 2.2, false, false, true); });
+    Run(t, "steps, constant coefficients, estimated interval", [&]() { return StepsCase(mtype, false, 0, 0, false, false, true); });
     Run(t, "Galerkin MG", [&]() { return MGCase(mtype); });
     Run(t, "PCApply", [&]() { return ApplyCase(mtype); });
     if (g_device) Run(t, "converted vectors", [&]() { return ConvertedVectorsCase(mtype); });

@@ -65,6 +65,16 @@ PDIAG_HD T chebyshev_jacobi_entry(Index i, T a, const T* x_cur, T b, const T* x_
   return v;
 }
 
+/// The same entry given (A x_cur)_i as a value (a kernel that computes the
+/// product's row itself; chebyshev_cuda.hpp's compressed step).
+template <class T>
+PDIAG_HD T chebyshev_jacobi_value(Index i, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, T ax_i) {
+  T v = g * (dinv[i] * (rhs[i] - ax_i));
+  if (x_cur) v += a * x_cur[i];
+  if (x_old) v += b * x_old[i];
+  return v;
+}
+
 /// x_new[i] = a x_cur[i] + b x_old[i] + g dinv[i] (rhs[i] - ax[i]) for i < n,
 /// where a null x_cur, x_old or ax counts as zeros (a first step from a zero
 /// guess reads rhs and dinv only). x_new may be x_old (not x_cur, whose

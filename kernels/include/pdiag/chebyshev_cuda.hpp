@@ -6,6 +6,7 @@
 #pragma once
 
 #include "pdiag/chebyshev.hpp"
+#include "pdiag/compress.hpp"
 #include "pdiag/format.hpp"
 
 #include <cuda_runtime_api.h>
@@ -33,5 +34,19 @@ cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol,
 template <class T>
 cudaError_t chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new,
                                             cudaStream_t stream = nullptr);
+
+/// One step with the product computed inside, for A compressed (constant
+/// diagonals with exceptions, pdiag/compress.hpp; a square block of one
+/// process; every array of the view a DEVICE pointer): x_new = a x_cur +
+/// b x_old + g dinv (rhs - A x_cur), in hm_compressed_spmv's two kernels
+/// (kernels/src/spmv_compressed.cu): the first stores the update from the
+/// constant and full diagonals' sum, the second subtracts g dinv times the
+/// exception rows' corrections. Equal to hm_compressed_spmv into a vector,
+/// then chebyshev_jacobi_update, to rounding; it moves neither A x's write
+/// nor its read. x_old may be null (zeros) or x_new; x_new must not be
+/// x_cur (cudaErrorInvalidValue, nothing enqueued).
+template <class T>
+cudaError_t chebyshev_jacobi_step_compressed(const HmCompressedView<T>& A, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv,
+                                             const T* rhs, T* x_new, cudaStream_t stream = nullptr);
 
 }  // namespace pdiag::cuda

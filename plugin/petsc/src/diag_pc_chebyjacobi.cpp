@@ -17,7 +17,11 @@
    entry at the set-up) also has the product fused into the step, read
    from its main and upper diagonals only, on the GPU or the host: a
    7-point operator's step then reads 4 of its 7 diagonals and no A x
-   vector (pdiag::chebyshev_jacobi_step_symmetric; -pc_chebyjacobi_symmetric). */
+   vector (pdiag::chebyshev_jacobi_step_symmetric; -pc_chebyjacobi_symmetric).
+   On the GPU a sequential diag operator in the compressed constant form
+   (a constant-coefficient stencil) has its product computed inside the
+   step instead (pdiag::cuda::chebyshev_jacobi_step_compressed;
+   -pc_chebyjacobi_compressed). */
 #include "diag_impl.hpp"
 
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private(): the right-hand side of KSPCHEBYSHEV's eigenvalue estimate */
@@ -55,9 +59,14 @@ struct PC_ChebyJacobi {
   bool                                 sym_device        = false; /* sym's pointers are device pointers */
   PetscObjectState                     sym_state         = -1;
   pdiag::SymmetricHmView<PetscScalar> sym; /* pointers into the operator's values (device pointers when sym_device) */
+  /* the fused compressed steps (GPU): allowed (-pc_chebyjacobi_compressed), taken for pc->mat of state cmp_state */
+  PetscBool                            compressed_allowed = PETSC_TRUE;
+  bool                                 compressed         = false;
+  PetscObjectState                     cmp_state          = -1;
+  pdiag::HmCompressedView<PetscScalar> cview; /* device pointers into the operator's compressed form */
 };
 
-PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0;
+PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0, PC_ChebyJacobiCmpStep = 0;
 
 /* KSPSetNoisy_Private() takes (Mat, Vec) in PETSc 3.25 and (Vec) in 3.18;
    the overload that compiles is the one this PETSc declares. */
@@ -246,6 +255,83 @@ PetscErrorCode SymmetricStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Ve
   PetscFunctionReturn(0);
 }
 
+/* Whether the steps can compute pc->mat's product inside (GPU): one
+   process, a diag operator whose device values are in the compressed
+   constant form (constant diagonals with exceptions: a constant-coefficient
+   stencil such as ex45's), CUDA vectors. Its product then reads x and
+   writes nothing: the step stores the update, not A x. */
+PetscErrorCode CompressedSetUp(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  cj->compressed = false;
+#if defined(PDIAG_PETSC_CUDA)
+  Mat       A = pc->mat;
+  PetscBool seq, compressed;
+  if (!cj->compressed_allowed || !OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (!seq) PetscFunctionReturn(0);
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  if (a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  const Index       *meta;
+  const PetscScalar *val;
+  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cj->cview, &meta, &val));
+  if (!compressed || !cj->cview.layout.is_full() || !cj->cview.layout.is_square()) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &cj->cmp_state));
+  cj->compressed = true;
+  PetscCall(PetscInfo(pc, "the steps compute the operator's product from its compressed form inside (GPU)\n"));
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Whether this step (right-hand side b) takes the fused compressed path. */
+bool UseCompressed(PC pc, Vec b)
+{
+  PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
+  PetscObjectState state;
+
+  if (!cj->compressed || !OnDevice(b)) return false;
+  if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
+  return state == cj->cmp_state;
+}
+
+/* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - A x_cur), A's product
+   inside (UseCompressed() said yes); x_new is x_old's vector or, when x_old
+   is null, any other. */
+PetscErrorCode CompressedStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
+{
+  PetscFunctionBegin;
+#if defined(PDIAG_PETSC_CUDA)
+  PC_ChebyJacobi      *cj = (PC_ChebyJacobi *)pc->data;
+  const PetscScalar   *xc, *r, *d;
+  PetscScalar         *xn;
+  const PetscLogDouble n     = (PetscLogDouble)cj->cview.layout.nrows;
+  const PetscLogDouble flops = 2.0 * n * (PetscLogDouble)cj->cview.ndiag + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
+
+  PetscCall(PetscLogEventBegin(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
+  PetscCall(VecCUDAGetArrayRead(cj->dinv, &d));
+  PetscCall(VecCUDAGetArrayRead(b, &r));
+  PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
+  if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
+  else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
+  PetscCall(PetscLogGpuTimeBegin());
+  DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, xn, PetscDefaultCudaStream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(flops));
+  if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
+  else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
+  PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
+  PetscCall(VecCUDARestoreArrayRead(b, &r));
+  PetscCall(VecCUDARestoreArrayRead(cj->dinv, &d));
+  PetscCall(PetscLogEventEnd(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
+#else
+  (void)pc, (void)s, (void)x_cur, (void)x_old, (void)b, (void)x_new;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the fused compressed step needs a CUDA build");
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* The extreme eigenvalues of D^-1 A as KSPCHEBYSHEV estimates them: a KSP
    (GMRES; CG for a matrix known to be SPD) with PCJACOBI, eststeps
    iterations from PETSc's noisy right-hand side, the eigenvalues of its
@@ -325,6 +411,7 @@ PetscErrorCode MatchVectors(PC pc, Vec b)
   PetscCall(VecDuplicate(b, &cj->ax));
   PetscCall(VecDuplicate(b, &cj->other));
   PetscCall(SymmetricSetUp(pc)); /* the fused steps read the operator where the vectors now live */
+  if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
   PetscFunctionReturn(0);
 }
 
@@ -384,7 +471,8 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
 
   PetscFunctionBegin;
   PetscCall(MatchVectors(pc, b));
-  const bool symmetric = UseSymmetric(pc, b);
+  const bool symmetric  = UseSymmetric(pc, b);
+  const bool compressed = !symmetric && UseCompressed(pc, b);
   iterate[0] = y, iterate[1] = cj->other;
   for (PetscInt k = 0; k < steps; k++) {
     const pdiag::ChebyshevStep s    = recurrence.next();
@@ -393,6 +481,7 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
     const bool no_old = k == 0 || (guesszero && k == 1);
     Vec        x_old  = no_old ? nullptr : iterate[1 - cur];
     if (!zero && symmetric) PetscCall(SymmetricStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
+    else if (!zero && compressed) PetscCall(CompressedStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
     else {
       if (!zero) PetscCall(MatMult(pc->mat, iterate[cur], cj->ax));
       PetscCall(Update(pc, s, zero ? nullptr : iterate[cur], x_old, b, zero ? nullptr : cj->ax, iterate[1 - cur]));
@@ -441,6 +530,8 @@ PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
   PetscCall(MatGetDiagonal(pc->pmat, cj->dinv));
   PetscCall(InvertDiagonal(pc, cj->dinv));
   PetscCall(SymmetricSetUp(pc));
+  if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
+  else cj->compressed = false;
   if (cj->emax_given > 0) {
     cj->emin = cj->emin_given, cj->emax = cj->emax_given;
   } else if (cj->keep_interval && cj->emax > 0) {
@@ -484,6 +575,7 @@ PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOpt
   PetscCall(PetscOptionsInt("-pc_chebyjacobi_degree", "Steps of PCApply (from a zero guess); under KSPRICHARDSON the KSP's iterations are the steps", "PCCHEBYJACOBI", cj->degree, &cj->degree, NULL));
   PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
   PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "Fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
+  PetscCall(PetscOptionsBool("-pc_chebyjacobi_compressed", "On the GPU, compute the product inside the step for a sequential diag operator in the compressed constant form", "PCCHEBYJACOBI", cj->compressed_allowed, &cj->compressed_allowed, NULL));
   PetscCall(PetscOptionsReal("-pc_chebyjacobi_symmetric_rtol", "How far (relative) an entry may differ from its symmetric partner for the fused symmetric steps (0: exactly)", "PCCHEBYJACOBI", cj->symmetric_rtol, &cj->symmetric_rtol, NULL));
   PetscCheck(cj->symmetric_rtol >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_symmetric_rtol %g must not be negative", (double)cj->symmetric_rtol);
   PetscOptionsHeadEnd();
@@ -500,6 +592,7 @@ PetscErrorCode PCView_ChebyJacobi(PC pc, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev/Jacobi steps on the interval [%g, %g] of D^-1 A's spectrum, degree %" PetscInt_FMT " for PCApply\n", (double)cj->emin, (double)cj->emax, cj->degree));
   if (cj->symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product, from the symmetric operator's main and %d upper diagonals (%s)\n", cj->sym.npairs, cj->sym_device ? "GPU" : "host"));
+  if (cj->compressed) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product of the operator's compressed form (GPU)\n"));
   if (cj->emax_given > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  interval given (-pc_chebyjacobi_eigenvalues)\n"));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "  interval from the estimate [%g, %g] by the transform %g %g; %g %g, %" PetscInt_FMT " estimate iterations\n", (double)cj->est_min, (double)cj->est_max, (double)cj->tform[0], (double)cj->tform[1], (double)cj->tform[2],
@@ -539,8 +632,10 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
 .  -pc_chebyjacobi_degree <2> - steps of `PCApply()`, from a zero guess
 .  -pc_chebyjacobi_symmetric <true> - a sequential `MATDIAG` operator whose values are symmetric (checked at the set-up) is read
    from its main and upper diagonals inside the step (no separate `MatMult()`)
--  -pc_chebyjacobi_symmetric_rtol <1e-12> - how far an entry may differ from its partner, relative (0: exactly; a Galerkin product is
+.  -pc_chebyjacobi_symmetric_rtol <1e-12> - how far an entry may differ from its partner, relative (0: exactly; a Galerkin product is
    symmetric to rounding)
+-  -pc_chebyjacobi_compressed <true> - on the GPU, a sequential `MATDIAG` operator in the compressed constant form (constant diagonals
+   with exceptions) has its product computed inside the step (no separate `MatMult()`, no A x vector)
 
    Notes:
    Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
@@ -590,6 +685,7 @@ PetscErrorCode MatDiagRegisterChebyJacobi_Private(void)
   PetscCall(PCInitializePackage());
   PetscCall(PetscLogEventRegister("PCChebyJacStep", PC_CLASSID, &PC_ChebyJacobiStep));
   PetscCall(PetscLogEventRegister("PCChebyJacSym", PC_CLASSID, &PC_ChebyJacobiSymStep));
+  PetscCall(PetscLogEventRegister("PCChebyJacCmp", PC_CLASSID, &PC_ChebyJacobiCmpStep));
   PetscCall(PCRegister(PCCHEBYJACOBI, PCCreate_ChebyJacobi));
   PetscFunctionReturn(0);
 }
