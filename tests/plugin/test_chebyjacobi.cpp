@@ -120,6 +120,31 @@ PetscErrorCode Smoother(Mat A, const char *ktype, const char *ptype, const char 
   PetscFunctionReturn(0);
 }
 
+/* `steps` steps of Richardson + chebyjacobi (options prefix cj_) and of
+   KSPCHEBYSHEV + PCJACOBI from x0 on b: the same iterate to 1e-12. The
+   interval: given (emin > 0) to KSPCHEBYSHEV here, to chebyjacobi by the
+   caller's -cj_pc_chebyjacobi_eigenvalues; else both estimate it. */
+PetscErrorCode CompareWithChebyshev(Mat A, Vec b, Vec x0, Vec x_cj, Vec x_ch, PetscInt steps, bool nonzero, PetscReal emin, PetscReal emax, const std::string &cs)
+{
+  KSP       cj, ch;
+  PetscReal rel;
+
+  PetscFunctionBeginUser;
+  PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "cj_", steps, nonzero, &cj));
+  PetscCall(Smoother(A, KSPCHEBYSHEV, PCJACOBI, "ch_", steps, nonzero, &ch));
+  if (emin > 0) PetscCall(KSPChebyshevSetEigenvalues(ch, emax, emin));
+  else PetscCall(KSPChebyshevEstEigSet(ch, 0.0, 0.1, 0.0, 1.1));
+  PetscCall(VecCopy(x0, x_cj));
+  PetscCall(VecCopy(x0, x_ch));
+  PetscCall(KSPSolve(cj, b, x_cj));
+  PetscCall(KSPSolve(ch, b, x_ch));
+  PetscCall(VecRelDiff(x_cj, x_ch, &rel));
+  PetscCall(Record(rel < 1e-12, cs, Fmt("%" PetscInt_FMT " steps from a %s guess: KSPCHEBYSHEV + PCJACOBI's iterate", steps, nonzero ? "nonzero" : "zero"), Fmt("relative difference %.3e", (double)rel)));
+  PetscCall(KSPDestroy(&cj));
+  PetscCall(KSPDestroy(&ch));
+  PetscFunctionReturn(0);
+}
+
 /* chebyjacobi under Richardson against KSPCHEBYSHEV + PCJACOBI: the given
    interval (emin > 0) or both estimating (emin == 0). On one process a
    diag operator with symmetric values takes the fused symmetric steps
@@ -147,22 +172,7 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   PetscCall(FillVector(x0, 2));
   if (emin > 0) PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_eigenvalues", Fmt("%.17g,%.17g", (double)emin, (double)emax).c_str()));
   for (PetscInt steps = 1; steps <= 5; steps++)
-    for (int nonzero = 0; nonzero < 2; nonzero++) {
-      KSP       cj, ch;
-      PetscReal rel;
-      PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "cj_", steps, nonzero, &cj));
-      PetscCall(Smoother(A, KSPCHEBYSHEV, PCJACOBI, "ch_", steps, nonzero, &ch));
-      if (emin > 0) PetscCall(KSPChebyshevSetEigenvalues(ch, emax, emin));
-      else PetscCall(KSPChebyshevEstEigSet(ch, 0.0, 0.1, 0.0, 1.1));
-      PetscCall(VecCopy(x0, x_cj));
-      PetscCall(VecCopy(x0, x_ch));
-      PetscCall(KSPSolve(cj, b, x_cj));
-      PetscCall(KSPSolve(ch, b, x_ch));
-      PetscCall(VecRelDiff(x_cj, x_ch, &rel));
-      PetscCall(Record(rel < 1e-12, cs, Fmt("%" PetscInt_FMT " steps from a %s guess: KSPCHEBYSHEV + PCJACOBI's iterate", steps, nonzero ? "nonzero" : "zero"), Fmt("relative difference %.3e", (double)rel)));
-      PetscCall(KSPDestroy(&cj));
-      PetscCall(KSPDestroy(&ch));
-    }
+    for (int nonzero = 0; nonzero < 2; nonzero++) PetscCall(CompareWithChebyshev(A, b, x0, x_cj, x_ch, steps, nonzero, emin, emax, cs));
   if (emin > 0) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
   if (symmetric_off) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_symmetric"));
   PetscCall(EventCount("PCChebyJacSym", &fused1));
@@ -209,21 +219,7 @@ PetscErrorCode ConvertedVectorsCase(const char *mtype)
   PetscCall(FillVector(x0, 2));
   PetscCall(EventCount("PCChebyJacSym", &fused0));
   PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_eigenvalues", "0.25,2.2"));
-  for (int nonzero = 0; nonzero < 2; nonzero++) {
-    KSP       cj, ch;
-    PetscReal rel;
-    PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "cj_", 4, nonzero, &cj));
-    PetscCall(Smoother(A, KSPCHEBYSHEV, PCJACOBI, "ch_", 4, nonzero, &ch));
-    PetscCall(KSPChebyshevSetEigenvalues(ch, 2.2, 0.25));
-    PetscCall(VecCopy(x0, x_cj));
-    PetscCall(VecCopy(x0, x_ch));
-    PetscCall(KSPSolve(cj, b, x_cj));
-    PetscCall(KSPSolve(ch, b, x_ch));
-    PetscCall(VecRelDiff(x_cj, x_ch, &rel));
-    PetscCall(Record(rel < 1e-12, cs, Fmt("4 steps from a %s guess: KSPCHEBYSHEV + PCJACOBI's iterate", nonzero ? "nonzero" : "zero"), Fmt("relative difference %.3e", (double)rel)));
-    PetscCall(KSPDestroy(&cj));
-    PetscCall(KSPDestroy(&ch));
-  }
+  for (int nonzero = 0; nonzero < 2; nonzero++) PetscCall(CompareWithChebyshev(A, b, x0, x_cj, x_ch, 4, nonzero, 0.25, 2.2, cs));
   PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_eigenvalues"));
   PetscCall(EventCount("PCChebyJacSym", &fused1));
   const bool expect_fused = g_size == 1 && IsDiag(A);

@@ -150,6 +150,19 @@ VecArrays ArraysOf(bool device)
   return {VecGetArrayRead, VecRestoreArrayRead, VecGetArray, VecRestoreArray, VecGetArrayWrite, VecRestoreArrayWrite};
 }
 
+/* A's storage if A is a sequential diag matrix stored by HM (the storage
+   the fused steps read), else null. */
+PetscErrorCode SequentialHm(Mat A, Mat_Diag **a)
+{
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  *a = nullptr;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
+  if (seq && ((Mat_Diag *)A->data)->scheme == pdiag::Scheme::HM) *a = (Mat_Diag *)A->data;
+  PetscFunctionReturn(0);
+}
+
 /* Whether the steps can read pc->mat through its main and upper diagonals,
    where the PC's vectors live: one process, a diag operator that is also
    the PC's matrix, HM values (on the GPU not the compressed form, which is
@@ -162,17 +175,16 @@ PetscErrorCode SymmetricSetUp(PC pc)
 {
   PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
   Mat             A  = pc->mat;
-  PetscBool       seq, compressed = PETSC_FALSE, symmetric = PETSC_FALSE;
+  PetscBool       compressed = PETSC_FALSE, symmetric = PETSC_FALSE;
   const bool      device = OnDevice(cj->dinv) == PETSC_TRUE;
+  Mat_Diag       *a;
 
   PetscFunctionBegin;
   cj->symmetric = false;
   if (!cj->symmetric_allowed || A != pc->pmat) PetscFunctionReturn(0);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
-  if (!seq) PetscFunctionReturn(0);
+  PetscCall(SequentialHm(A, &a));
+  if (!a) PetscFunctionReturn(0);
   if (!device) PetscCall(MatDiagSyncHost_Private(A));
-  Mat_Diag *a = (Mat_Diag *)A->data;
-  if (a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
   const PetscScalar *val = a->hm.val.data();
   if (device) {
 #if defined(PDIAG_PETSC_CUDA)
@@ -268,12 +280,11 @@ PetscErrorCode CompressedSetUp(PC pc)
   cj->compressed = false;
 #if defined(PDIAG_PETSC_CUDA)
   Mat       A = pc->mat;
-  PetscBool seq, compressed;
+  Mat_Diag *a;
+  PetscBool compressed;
   if (!cj->compressed_allowed || !OnDevice(cj->dinv)) PetscFunctionReturn(0);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
-  if (!seq) PetscFunctionReturn(0);
-  Mat_Diag *a = (Mat_Diag *)A->data;
-  if (a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  PetscCall(SequentialHm(A, &a));
+  if (!a) PetscFunctionReturn(0);
   const Index       *meta;
   const PetscScalar *val;
   PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cj->cview, &meta, &val));
@@ -282,6 +293,19 @@ PetscErrorCode CompressedSetUp(PC pc)
   cj->compressed = true;
   PetscCall(PetscInfo(pc, "the steps compute the operator's product from its compressed form inside (GPU)\n"));
 #endif
+  PetscFunctionReturn(0);
+}
+
+/* The fused steps for pc->mat where the work vectors live now: the
+   symmetric ones if they apply, else the compressed ones if they do. */
+PetscErrorCode FusedStepsSetUp(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+
+  PetscFunctionBegin;
+  cj->compressed = false;
+  PetscCall(SymmetricSetUp(pc));
+  if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
   PetscFunctionReturn(0);
 }
 
@@ -301,34 +325,35 @@ bool UseCompressed(PC pc, Vec b)
    is null, any other. */
 PetscErrorCode CompressedStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
 {
-  PetscFunctionBegin;
-#if defined(PDIAG_PETSC_CUDA)
-  PC_ChebyJacobi      *cj = (PC_ChebyJacobi *)pc->data;
+  PC_ChebyJacobi      *cj  = (PC_ChebyJacobi *)pc->data;
+  const VecArrays      get = ArraysOf(true);
   const PetscScalar   *xc, *r, *d;
   PetscScalar         *xn;
   const PetscLogDouble n     = (PetscLogDouble)cj->cview.layout.nrows;
   const PetscLogDouble flops = 2.0 * n * (PetscLogDouble)cj->cview.ndiag + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
 
+  PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
-  PetscCall(VecCUDAGetArrayRead(cj->dinv, &d));
-  PetscCall(VecCUDAGetArrayRead(b, &r));
-  PetscCall(VecCUDAGetArrayRead(x_cur, &xc));
-  if (x_old) PetscCall(VecCUDAGetArray(x_new, &xn));
-  else PetscCall(VecCUDAGetArrayWrite(x_new, &xn));
+  PetscCall(get.get_read(cj->dinv, &d));
+  PetscCall(get.get_read(b, &r));
+  PetscCall(get.get_read(x_cur, &xc));
+  if (x_old) PetscCall(get.get(x_new, &xn));
+  else PetscCall(get.get_write(x_new, &xn));
+#if defined(PDIAG_PETSC_CUDA)
   PetscCall(PetscLogGpuTimeBegin());
   DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, xn, PetscDefaultCudaStream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(flops));
-  if (x_old) PetscCall(VecCUDARestoreArray(x_new, &xn));
-  else PetscCall(VecCUDARestoreArrayWrite(x_new, &xn));
-  PetscCall(VecCUDARestoreArrayRead(x_cur, &xc));
-  PetscCall(VecCUDARestoreArrayRead(b, &r));
-  PetscCall(VecCUDARestoreArrayRead(cj->dinv, &d));
-  PetscCall(PetscLogEventEnd(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
 #else
-  (void)pc, (void)s, (void)x_cur, (void)x_old, (void)b, (void)x_new;
+  (void)s, (void)flops; /* CompressedSetUp() never enables the step without CUDA */
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the fused compressed step needs a CUDA build");
 #endif
+  if (x_old) PetscCall(get.restore(x_new, &xn));
+  else PetscCall(get.restore_write(x_new, &xn));
+  PetscCall(get.restore_read(x_cur, &xc));
+  PetscCall(get.restore_read(b, &r));
+  PetscCall(get.restore_read(cj->dinv, &d));
+  PetscCall(PetscLogEventEnd(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -410,8 +435,7 @@ PetscErrorCode MatchVectors(PC pc, Vec b)
   PetscCall(VecDestroy(&cj->other));
   PetscCall(VecDuplicate(b, &cj->ax));
   PetscCall(VecDuplicate(b, &cj->other));
-  PetscCall(SymmetricSetUp(pc)); /* the fused steps read the operator where the vectors now live */
-  if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
+  PetscCall(FusedStepsSetUp(pc)); /* the fused steps read the operator where the vectors now live */
   PetscFunctionReturn(0);
 }
 
@@ -529,9 +553,7 @@ PetscErrorCode PCSetUp_ChebyJacobi(PC pc)
   }
   PetscCall(MatGetDiagonal(pc->pmat, cj->dinv));
   PetscCall(InvertDiagonal(pc, cj->dinv));
-  PetscCall(SymmetricSetUp(pc));
-  if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
-  else cj->compressed = false;
+  PetscCall(FusedStepsSetUp(pc));
   if (cj->emax_given > 0) {
     cj->emin = cj->emin_given, cj->emax = cj->emax_given;
   } else if (cj->keep_interval && cj->emax > 0) {
