@@ -130,15 +130,15 @@ struct TileTerms {
   }
 };
 
-// Prefetches a row's stored entries of a pass into L1 (no registers held):
-// a warp's next tile, while it computes this one.
-template <class T>
-struct PrefetchEntries {
-  const T* val;
-  __device__ __forceinline__ void operator()(Index pos, Index, Index) {
-    asm volatile("prefetch.global.L1 [%0];" : : "l"(val + pos));
-  }
-};
+// How long a warp sleeps between two reads of a flag it waits for. At
+// 257^3 the kernel issued an instruction in about half the cycles of each
+// scheduler and kept L2 60% busy (Nsight Compute), and polling adds to
+// both (H200, PETSc 3.25, bench_matmult -ilu -n 257, MatSolve median, one
+// run each: with the prefetch below 0 ns 3.20 ms, 32 ns 3.15 ms, 200 ns
+// 3.07 ms; without it 200 ns 3.00 ms, 400 ns 2.94 ms, 800 ns 2.96 ms,
+// 1600 ns 3.04 ms; 129^3: 32 ns with the prefetch 0.90 ms, 400 ns 0.79 ms,
+// 800 ns 0.83 ms).
+constexpr unsigned kFlagWaitSleepNs = 400;
 
 // A pass's start: a new epoch (the value a finished tile's flag takes), so
 // the flags need no clearing between passes: every flag holds an older
@@ -167,12 +167,14 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
 // from their lanes (shuffles), and writes x, (5) publishes the tile: after
 // the warp's barrier, lane 0 sets the flag to the epoch (a release store:
 // it orders the lanes' writes that the barrier ordered before it). Meanwhile
-// it reads its next ticket's record and prefetches that tile's entries.
-// Resident warps decide the speed (H200, bench_matmult -ilu -n 257: 80
-// registers, 25 warps a SM, 3.25 ms a MatSolve; two rows a lane, 135
-// registers, 15 warps, 4.9 ms; forced down to 64 registers with spills,
-// 3.44 ms), hence 72 registers: a row's terms keep one int each (code), no
-// index.
+// it reads its next ticket's record. Resident warps decide the speed (H200,
+// bench_matmult -ilu -n 257: 80 registers, 25 warps a SM, 3.25 ms a
+// MatSolve; two rows a lane, 135 registers, 15 warps, 4.9 ms; forced down
+// to 64 registers with spills, 3.44 ms), hence 72 registers: a row's terms
+// keep one int each (code), no index. The next tile's entries are not
+// prefetched: with the rounds' bookkeeping once per tile and the longer
+// flag-wait sleep, the prefetch's instructions cost more than it saved
+// (3.00 ms without it, 3.07 ms with it, at 200 ns).
 template <SolvePass P, int K, class T>
 __global__ void __launch_bounds__(kTileMaxRows)
     factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
@@ -217,36 +219,36 @@ __global__ void __launch_bounds__(kTileMaxRows)
     }
     for (int q = lane; q < r0.w; q += kTileMaxRows) {
       const int dep = r0.w <= 3 ? (q == 0 ? r1.x : q == 1 ? r1.y : r1.z) : S.extra[r1.w + q];
-      while (load_acquire(S.flags + dep) != epoch) __nanosleep(32);
+      while (load_acquire(S.flags + dep) != epoch) __nanosleep(kFlagWaitSleepNs);
     }
     __syncwarp();
     T v[K];
 #pragma unroll
     for (int q = 0; q < K; ++q)
       v[q] = (q < terms.n && terms.code[q] < 0) ? __ldcg(x + i + pass_step_sign<P>() * s_off[-terms.code[q] - 1]) : T(0);
-    if (tn < S.ntiles) {  // the next tile's entries on their way while this one's rounds run
-      const Index in_next = tile_row_at(GridPoint{n0.x, n0.y, n0.z}, local, F.n, S.grid, tz);
-      if (in_next >= 0) {
-        PrefetchEntries<T> pf{F.val};
-        factor_pass_positions<P>(s_off, s_base, F.nd, F.main, F.n, in_next, pf);
-        asm volatile("prefetch.global.L1 [%0];" : : "l"(in + in_next));
-        if (factor_pass_reads_inverse<P>()) pf(s_base[F.main] + in_next, 0, 0);
-      }
+    // once per box, not per round (the rounds are most of a box's
+    // instructions, and at 257^3 the kernel issues about half the cycles):
+    // each term's lane (the row's own for a value from outside the box)
+    // and the lanes the row waits for
+    int src[K];
+    unsigned waits = 0;
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+      const bool inside = q < terms.n && terms.code[q] >= 0;
+      src[q] = inside ? terms.code[q] : lane;
+      if (inside) waits |= 1u << terms.code[q];
     }
     bool pending = i >= 0;
     T mine = T(0);
     unsigned done = __ballot_sync(kAll, !pending);
     for (int round = 0; done != kAll; ++round) {
       if (round > kTileMaxRows) __trap();  // no progress: a cycle inside the box (a broken schedule)
-      bool ready = pending;
+      const bool ready = pending && (done & waits) == waits;
       T s = factor_pass_start<P>(in_i, inv);
 #pragma unroll
       for (int q = 0; q < K; ++q) {
-        const bool inside = q < terms.n && terms.code[q] >= 0;
-        const int src = inside ? terms.code[q] : lane;
-        const T w = __shfl_sync(kAll, mine, src);  // every lane takes part
-        if (inside && !((done >> src) & 1u)) ready = false;
-        if (q < terms.n) s = factor_pass_add<P>(s, terms.a[q], inside ? w : v[q]);
+        const T w = __shfl_sync(kAll, mine, src[q]);  // every lane takes part
+        if (q < terms.n) s = factor_pass_add<P>(s, terms.a[q], src[q] != lane ? w : v[q]);
       }
       if (ready) {
         mine = factor_pass_finish<P>(s, inv);
