@@ -4,7 +4,9 @@
 // multiplied by T_m((e_max + e_min - 2 l) / (e_max - e_min)) /
 // T_m((e_max + e_min) / (e_max - e_min)) (the scaled Chebyshev polynomial),
 // which the fused updates reproduce to rounding; the update's null
-// arguments (zero vectors) and in-place use; jacobi_inverse.
+// arguments (zero vectors) and in-place use; jacobi_inverse; the fused
+// symmetric step against the product and update to rounding, the fused
+// full step bit for bit.
 #define BOOST_TEST_MODULE chebyshev
 #include <boost/test/unit_test.hpp>
 
@@ -134,6 +136,29 @@ BOOST_AUTO_TEST_CASE(symmetric_step_equals_product_and_update) {
     chebyshev_jacobi_step_symmetric(S, 0.7, xc.data(), 0.3, inplace.data(), 1.3, r.data(), inplace.data());
     BOOST_TEST(max_rel_diff(inplace, expect) < 1e-13);
   }
+}
+
+BOOST_AUTO_TEST_CASE(full_step_equals_product_and_update_bit_for_bit) {
+  // any full square HM matrix (here random values on a 3D stencil's
+  // offsets and a far one, 5000 rows: three chunks of the product), from
+  // x_cur with and without x_old, and in x_old's storage: the same bits as
+  // hm_spmv then chebyshev_jacobi_update (the same sums in the same order)
+  std::mt19937_64 rng(23);
+  const Index n = 5000;
+  const HmMatrix<double> A = random_hm<double>(Layout::square(n), {-400, -20, -1, 0, 1, 20, 400, 3001}, rng);
+  const std::vector<double> xc = random_vector(n, rng), xo = random_vector(n, rng), r = random_vector(n, rng), dinv = random_vector(n, rng);
+  std::vector<double> ax(n), expect(n), got(n);
+  hm_spmv(A.view(), xc.data(), ax.data());
+  for (const double* old : {xo.data(), static_cast<const double*>(nullptr)}) {
+    chebyshev_jacobi_update(n, 0.7, xc.data(), 0.3, old, 1.3, dinv.data(), r.data(), ax.data(), expect.data());
+    chebyshev_jacobi_step_full(A.view(), 0.7, xc.data(), 0.3, old, 1.3, dinv.data(), r.data(), got.data());
+    BOOST_TEST(max_rel_diff(got, expect) == 0.0);
+    BOOST_TEST(max_rel_diff(got, xc) > 1e-3);  // it did something
+  }
+  std::vector<double> inplace = xo;
+  chebyshev_jacobi_update(n, 0.7, xc.data(), 0.3, xo.data(), 1.3, dinv.data(), r.data(), ax.data(), expect.data());
+  chebyshev_jacobi_step_full(A.view(), 0.7, xc.data(), 0.3, inplace.data(), 1.3, dinv.data(), r.data(), inplace.data());
+  BOOST_TEST(max_rel_diff(inplace, expect) == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(symmetric_view_refuses_what_is_not_symmetric) {

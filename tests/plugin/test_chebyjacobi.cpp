@@ -9,7 +9,9 @@
      symmetric; on one process a diag operator with symmetric values takes
      the fused symmetric steps (GPU or host), others do not; on the GPU a
      constant-coefficient diag operator (its compressed form) takes the
-     fused compressed steps;
+     fused compressed steps, on the host one that is not symmetric the
+     full steps (the product inside, by chunks of rows), whose iterate is
+     the separate product and update's bit for bit;
    - with the estimate (the default) the same, so the interval is the one
      KSPCHEBYSHEV estimates (PCMG's transform 0, 0.1, 0, 1.1);
    - as PCMG's smoother: the same iterations and residual as KSPCHEBYSHEV
@@ -155,7 +157,7 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   DM                da;
   Mat               A;
   Vec               b, x0, x_cj, x_ch;
-  int               fused0, fused1, cmp0, cmp1;
+  int               fused0, fused1, cmp0, cmp1, full0, full1;
   const std::string cs = Fmt("%s%s%s%s%s, %s", mtype, zero_diagonal ? ", zero on the diagonal" : "", skew ? ", values not symmetric" : "", symmetric_off ? ", -pc_chebyjacobi_symmetric 0" : "", constant ? ", constant coefficients" : "", emin > 0 ? "given interval" : "estimated interval");
 
   PetscFunctionBeginUser;
@@ -163,6 +165,7 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   PetscCall(Operator(da, zero_diagonal, &A, skew, constant));
   PetscCall(EventCount("PCChebyJacSym", &fused0));
   PetscCall(EventCount("PCChebyJacCmp", &cmp0));
+  PetscCall(EventCount("PCChebyJacFull", &full0));
   if (symmetric_off) PetscCall(PetscOptionsSetValue(NULL, "-cj_pc_chebyjacobi_symmetric", "0"));
   PetscCall(DMCreateGlobalVector(da, &b));
   PetscCall(VecDuplicate(b, &x0));
@@ -177,15 +180,71 @@ PetscErrorCode StepsCase(const char *mtype, bool zero_diagonal, PetscReal emin, 
   if (symmetric_off) PetscCall(PetscOptionsClearValue(NULL, "-cj_pc_chebyjacobi_symmetric"));
   PetscCall(EventCount("PCChebyJacSym", &fused1));
   PetscCall(EventCount("PCChebyJacCmp", &cmp1));
+  PetscCall(EventCount("PCChebyJacFull", &full1));
   /* on the GPU diag keeps a constant-coefficient operator in its compressed form: the compressed steps, not the symmetric ones */
   const bool expect_cmp   = g_device && g_size == 1 && IsDiag(A) && constant;
   const bool expect_fused = g_size == 1 && IsDiag(A) && !skew && !symmetric_off && !expect_cmp;
   PetscCall(Record(expect_fused ? fused1 > fused0 : fused1 == fused0, cs, expect_fused ? "the fused symmetric steps ran" : "no fused symmetric step", Fmt("%d of them", fused1 - fused0)));
   PetscCall(Record(expect_cmp ? cmp1 > cmp0 : cmp1 == cmp0, cs, expect_cmp ? "the fused compressed steps ran" : "no fused compressed step", Fmt("%d of them", cmp1 - cmp0)));
+  /* on the host a diag operator the symmetric steps do not take takes the full ones */
+  const bool expect_full = !g_device && g_size == 1 && IsDiag(A) && !expect_fused;
+  PetscCall(Record(expect_full ? full1 > full0 : full1 == full0, cs, expect_full ? "the fused full steps ran" : "no fused full step", Fmt("%d of them", full1 - full0)));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x0));
   PetscCall(VecDestroy(&x_cj));
   PetscCall(VecDestroy(&x_ch));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+/* On the host: a diag operator whose values are not symmetric takes the
+   full steps (the product inside, a chunk of 2048 rows at a time; 4641
+   rows here), and their iterate is the one of the separate product and
+   update (-pc_chebyjacobi_full 0) bit for bit: the same sums in the same
+   order. */
+PetscErrorCode FullStepsCase()
+{
+  DM                da;
+  Mat               A;
+  Vec               b, x0, x_on, x_off;
+  KSP               on, off;
+  PetscBool         equal;
+  int               full0, full1;
+  const std::string cs = "diag, values not symmetric, host";
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateGrid(17, MATDIAG, &da));
+  PetscCall(Operator(da, false, &A, true));
+  PetscCall(DMCreateGlobalVector(da, &b));
+  PetscCall(VecDuplicate(b, &x0));
+  PetscCall(VecDuplicate(b, &x_on));
+  PetscCall(VecDuplicate(b, &x_off));
+  PetscCall(FillVector(b, 1));
+  PetscCall(FillVector(x0, 2));
+  PetscCall(PetscOptionsSetValue(NULL, "-on_pc_chebyjacobi_eigenvalues", "0.25,2.2"));
+  PetscCall(PetscOptionsSetValue(NULL, "-off_pc_chebyjacobi_eigenvalues", "0.25,2.2"));
+  PetscCall(PetscOptionsSetValue(NULL, "-off_pc_chebyjacobi_full", "0"));
+  PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "on_", 5, true, &on));
+  PetscCall(Smoother(A, KSPRICHARDSON, PCCHEBYJACOBI, "off_", 5, true, &off));
+  PetscCall(PetscOptionsClearValue(NULL, "-on_pc_chebyjacobi_eigenvalues"));
+  PetscCall(PetscOptionsClearValue(NULL, "-off_pc_chebyjacobi_eigenvalues"));
+  PetscCall(PetscOptionsClearValue(NULL, "-off_pc_chebyjacobi_full"));
+  PetscCall(VecCopy(x0, x_on));
+  PetscCall(VecCopy(x0, x_off));
+  PetscCall(EventCount("PCChebyJacFull", &full0));
+  PetscCall(KSPSolve(on, b, x_on));
+  PetscCall(EventCount("PCChebyJacFull", &full1));
+  PetscCall(KSPSolve(off, b, x_off));
+  PetscCall(VecEqual(x_on, x_off, &equal));
+  PetscCall(Record(g_size > 1 ? full1 == full0 : full1 - full0 == 5, cs, g_size > 1 ? "no full step on more processes" : "5 steps from a nonzero guess, all full", Fmt("%d of them", full1 - full0)));
+  PetscCall(Record(equal == PETSC_TRUE, cs, "the iterate is -pc_chebyjacobi_full 0's, bit for bit", equal ? "equal" : "differs"));
+  PetscCall(KSPDestroy(&on));
+  PetscCall(KSPDestroy(&off));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x_on));
+  PetscCall(VecDestroy(&x_off));
   PetscCall(MatDestroy(&A));
   PetscCall(DMDestroy(&da));
   PetscFunctionReturn(0);
@@ -443,6 +502,7 @@ int main(int argc, char **argv)
     if (g_device) Run(t, "converted vectors", [&]() { return ConvertedVectorsCase(mtype); });
   }
   Run("GAMG", "chebyjacobi smoothers", []() { return GamgCase(); });
+  if (!g_device) Run("diag", "full steps on the host", []() { return FullStepsCase(); });
   Run("bad options", "eigenvalues", []() { return RefusedCase("-pc_chebyjacobi_eigenvalues", "2,1"); });
   Run("bad options", "degree", []() { return RefusedCase("-pc_chebyjacobi_degree", "0"); });
   Run("bad options", "esteig", []() { return RefusedCase("-pc_chebyjacobi_esteig", "0,0.1,1.1"); });

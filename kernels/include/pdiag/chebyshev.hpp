@@ -16,9 +16,11 @@
 // copied for an even number of steps.
 #pragma once
 
+#include "pdiag/cpu.hpp"
 #include "pdiag/format.hpp"
 
 #include <cstddef>
+#include <vector>
 
 namespace pdiag {
 
@@ -194,6 +196,25 @@ PDIAG_HD T chebyshev_jacobi_symmetric_entry(const SymmetricHmView<T>& S, Index i
 template <class T>
 void chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new) {
   for (Index i = 0; i < S.n; ++i) x_new[i] = chebyshev_jacobi_symmetric_entry(S, i, a, x_cur, b, x_old, g, rhs);
+}
+
+/// One step with A's product fused in, A a full square HM matrix on the
+/// host (any values): rows a chunk at a time, the chunk's A x_cur by
+/// hm_spmv's own chunk code into a scratch that stays in cache, then the
+/// update (chebyshev_jacobi_value) from it, so A x never goes to memory.
+/// The same values as hm_spmv followed by chebyshev_jacobi_update, bit for
+/// bit (the same sums in the same order). x_cur required; x_old may be null
+/// (zeros); x_new may be x_old, not x_cur.
+template <class T>
+void chebyshev_jacobi_step_full(const HmView<const nodeduce_t<T>>& A, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv, const T* rhs, T* x_new) {
+  std::vector<Index> shifts;
+  const Index* s = detail::hm_shift_or_default(A, nullptr, shifts);
+  std::vector<T> ax(static_cast<std::size_t>(detail::kRowChunk));
+  for (Index c0 = 0; c0 < A.layout.nrows; c0 += detail::kRowChunk) {
+    const Index c1 = std::min(A.layout.nrows, c0 + detail::kRowChunk);
+    detail::hm_spmv_rows(A, x_cur, s, c0, c1, static_cast<const T*>(nullptr), ax.data());
+    for (Index i = c0; i < c1; ++i) x_new[i] = chebyshev_jacobi_value(i, a, x_cur, b, x_old, g, dinv, rhs, ax[static_cast<std::size_t>(i - c0)]);
+  }
 }
 
 }  // namespace pdiag

@@ -93,6 +93,30 @@ inline const Index* hm_shift_or_default(const HmView<const T>& A, const Index* s
   for (Index k = 0; k < A.ndiag; ++k) buf[k] = A.layout.row_begin + A.offsets[k];
   return buf.data();
 }
+
+// Rows c0 .. c1 (c1 - c0 <= kRowChunk) of (z ? z : 0) + A x into out[0 ..
+// c1 - c0), s the diagonals' shifts: hm_spmv's chunk, which the fused
+// smoothing step of pdiag/chebyshev.hpp also computes (the same sums).
+template <class T>
+void hm_spmv_rows(const HmView<const nodeduce_t<T>>& A, const T* x, const Index* s, Index c0, Index c1, const T* z, T* out) {
+  const Layout& L = A.layout;
+  for (Index il = c0; il < c1; ++il) out[il - c0] = z ? z[il] : T(0);
+  // Diagonals covering the whole chunk are applied four at a time (one
+  // pass over the chunk per four diagonals); the others, near the block's
+  // edges, one at a time over the rows they cover.
+  DiagonalGroup<T> group(out, c1 - c0);
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index d = A.offsets[k];
+    const Index b = std::max(c0, L.lo(d) - L.row_begin), e = std::min(c1, L.hi(d) - L.row_begin);
+    const Index va = A.start[k] - (L.lo(d) - L.row_begin);  // val[va + il] = a(r0 + il, r0 + il + d)
+    const Index xa = s[k];
+    if (b == c0 && e == c1)
+      group.add(A.val + va + c0, x + xa + c0);
+    else
+      for (Index il = b; il < e; ++il) out[il - c0] += A.val[va + il] * x[xa + il];
+  }
+  group.flush();
+}
 }  // namespace detail
 
 /// y[il] = (z ? z[il] : 0) + sum_k a(i, i + d_k) x[il + shift[k]] for local
@@ -115,22 +139,7 @@ void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const noded
   for (Index c0 = row_lo; c0 < row_hi; c0 += detail::kRowChunk) {
     const Index c1 = std::min(row_hi, c0 + detail::kRowChunk);
     T* const out = plain ? y + c0 : scratch.data();  // out[il - c0] accumulates row il
-    for (Index il = c0; il < c1; ++il) out[il - c0] = plain && z ? z[il] : T(0);
-    // Diagonals covering the whole chunk are applied four at a time (one
-    // pass over y per four diagonals); the others, near the block's edges,
-    // one at a time over the rows they cover.
-    detail::DiagonalGroup<T> group(out, c1 - c0);
-    for (Index k = 0; k < A.ndiag; ++k) {
-      const Index d = A.offsets[k];
-      const Index b = std::max(c0, L.lo(d) - L.row_begin), e = std::min(c1, L.hi(d) - L.row_begin);
-      const Index va = A.start[k] - (L.lo(d) - L.row_begin);  // val[va + il] = a(r0 + il, r0 + il + d)
-      const Index xa = s[k];
-      if (b == c0 && e == c1)
-        group.add(A.val + va + c0, x + xa + c0);
-      else
-        for (Index il = b; il < e; ++il) out[il - c0] += A.val[va + il] * x[xa + il];
-    }
-    group.flush();
+    detail::hm_spmv_rows(A, x, s, c0, c1, plain ? z : nullptr, out);
     if (!plain) detail::combine_chunk(y + c0, out, z ? z + c0 : nullptr, c1 - c0, alpha, beta);
   }
 }

@@ -21,7 +21,11 @@
    On the GPU a sequential diag operator in the compressed constant form
    (a constant-coefficient stencil) has its product computed inside the
    step instead (pdiag::cuda::chebyshev_jacobi_step_compressed;
-   -pc_chebyjacobi_compressed). */
+   -pc_chebyjacobi_compressed). On the host any other sequential diag
+   operator stored by HM has its product computed a chunk of rows at a
+   time inside the step, so A x never goes to memory
+   (pdiag::chebyshev_jacobi_step_full, the same values as the separate
+   product and update; -pc_chebyjacobi_full). */
 #include "diag_impl.hpp"
 
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private(): the right-hand side of KSPCHEBYSHEV's eigenvalue estimate */
@@ -64,9 +68,13 @@ struct PC_ChebyJacobi {
   bool                                 compressed         = false;
   PetscObjectState                     cmp_state          = -1;
   pdiag::HmCompressedView<PetscScalar> cview; /* device pointers into the operator's compressed form */
+  /* the fused full steps (host): allowed (-pc_chebyjacobi_full), taken for pc->mat of state full_state */
+  PetscBool        full_allowed = PETSC_TRUE;
+  bool             full         = false;
+  PetscObjectState full_state   = -1;
 };
 
-PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0, PC_ChebyJacobiCmpStep = 0;
+PetscLogEvent PC_ChebyJacobiStep = 0, PC_ChebyJacobiSymStep = 0, PC_ChebyJacobiCmpStep = 0, PC_ChebyJacobiFullStep = 0;
 
 /* KSPSetNoisy_Private() takes (Mat, Vec) in PETSc 3.25 and (Vec) in 3.18;
    the overload that compiles is the one this PETSc declares. */
@@ -296,64 +304,100 @@ PetscErrorCode CompressedSetUp(PC pc)
   PetscFunctionReturn(0);
 }
 
+/* Whether the steps can compute pc->mat's product inside on the host: one
+   process, host vectors, a diag operator stored by HM (any values; the
+   symmetric steps, which read half of them, come first). */
+PetscErrorCode FullSetUp(PC pc)
+{
+  PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
+  Mat             A  = pc->mat;
+  Mat_Diag       *a;
+
+  PetscFunctionBegin;
+  cj->full = false;
+  if (!cj->full_allowed || OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  PetscCall(SequentialHm(A, &a));
+  if (!a || !a->hm.layout.is_full() || !a->hm.layout.is_square()) PetscFunctionReturn(0);
+  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &cj->full_state));
+  cj->full = true;
+  PetscCall(PetscInfo(pc, "the steps compute the operator's product inside, by chunks of rows (host)\n"));
+  PetscFunctionReturn(0);
+}
+
 /* The fused steps for pc->mat where the work vectors live now: the
-   symmetric ones if they apply, else the compressed ones if they do. */
+   symmetric ones if they apply, else the compressed (GPU) or full (host)
+   ones if they do. */
 PetscErrorCode FusedStepsSetUp(PC pc)
 {
   PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
 
   PetscFunctionBegin;
-  cj->compressed = false;
+  cj->compressed = cj->full = false;
   PetscCall(SymmetricSetUp(pc));
   if (!cj->symmetric) PetscCall(CompressedSetUp(pc));
+  if (!cj->symmetric && !cj->compressed) PetscCall(FullSetUp(pc));
   PetscFunctionReturn(0);
 }
 
-/* Whether this step (right-hand side b) takes the fused compressed path. */
-bool UseCompressed(PC pc, Vec b)
+/* Whether this step (right-hand side b) computes the product inside: the
+   compressed form on the GPU or the full one on the host, set up for
+   pc->mat as it is now, in b's memory. */
+bool UseProductInside(PC pc, Vec b)
 {
   PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
   PetscObjectState state;
+  const bool       device = OnDevice(b) == PETSC_TRUE;
 
-  if (!cj->compressed || !OnDevice(b)) return false;
+  if (!(device ? cj->compressed : cj->full)) return false;
   if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
-  return state == cj->cmp_state;
+  return state == (device ? cj->cmp_state : cj->full_state);
 }
 
 /* x_new = s.a x_cur + s.b x_old + s.g D^-1 (b - A x_cur), A's product
-   inside (UseCompressed() said yes); x_new is x_old's vector or, when x_old
-   is null, any other. */
-PetscErrorCode CompressedStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
+   inside (UseProductInside() said yes): on the GPU from its compressed
+   form, on the host by chunks of rows; x_new is x_old's vector or, when
+   x_old is null, any other. */
+PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
 {
-  PC_ChebyJacobi      *cj  = (PC_ChebyJacobi *)pc->data;
-  const VecArrays      get = ArraysOf(true);
+  PC_ChebyJacobi      *cj     = (PC_ChebyJacobi *)pc->data;
+  const bool           device = OnDevice(b) == PETSC_TRUE;
+  const VecArrays      get    = ArraysOf(device);
+  const PetscLogEvent  event  = device ? PC_ChebyJacobiCmpStep : PC_ChebyJacobiFullStep;
   const PetscScalar   *xc, *r, *d;
   PetscScalar         *xn;
-  const PetscLogDouble n     = (PetscLogDouble)cj->cview.layout.nrows;
-  const PetscLogDouble flops = 2.0 * n * (PetscLogDouble)cj->cview.ndiag + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
+  Mat_Diag            *a = nullptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
+  if (!device) PetscCall(SequentialHm(pc->mat, &a));
+  PetscCheck(device || a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the full step needs a sequential HM operator");
+  const PetscLogDouble n     = device ? (PetscLogDouble)cj->cview.layout.nrows : (PetscLogDouble)a->hm.layout.nrows;
+  const PetscLogDouble nd    = device ? (PetscLogDouble)cj->cview.ndiag : (PetscLogDouble)a->hm.ndiag();
+  const PetscLogDouble flops = 2.0 * n * nd + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
+  PetscCall(PetscLogEventBegin(event, pc, 0, 0, 0));
   PetscCall(get.get_read(cj->dinv, &d));
   PetscCall(get.get_read(b, &r));
   PetscCall(get.get_read(x_cur, &xc));
   if (x_old) PetscCall(get.get(x_new, &xn));
   else PetscCall(get.get_write(x_new, &xn));
+  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  if (device) {
 #if defined(PDIAG_PETSC_CUDA)
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, xc, (PetscScalar)s.b, x_old ? (const PetscScalar *)xn : nullptr, (PetscScalar)s.g, d, r, xn, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(flops));
-#else
-  (void)s, (void)flops; /* CompressedSetUp() never enables the step without CUDA */
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCCHEBYJACOBI: the fused compressed step needs a CUDA build");
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, xn, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(flops));
 #endif
+  } else {
+    pdiag::chebyshev_jacobi_step_full(a->hm.view(), (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, xn);
+    PetscCall(PetscLogFlops(flops));
+  }
   if (x_old) PetscCall(get.restore(x_new, &xn));
   else PetscCall(get.restore_write(x_new, &xn));
   PetscCall(get.restore_read(x_cur, &xc));
   PetscCall(get.restore_read(b, &r));
   PetscCall(get.restore_read(cj->dinv, &d));
-  PetscCall(PetscLogEventEnd(PC_ChebyJacobiCmpStep, pc, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(event, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -495,8 +539,8 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
 
   PetscFunctionBegin;
   PetscCall(MatchVectors(pc, b));
-  const bool symmetric  = UseSymmetric(pc, b);
-  const bool compressed = !symmetric && UseCompressed(pc, b);
+  const bool symmetric = UseSymmetric(pc, b);
+  const bool inside    = !symmetric && UseProductInside(pc, b);
   iterate[0] = y, iterate[1] = cj->other;
   for (PetscInt k = 0; k < steps; k++) {
     const pdiag::ChebyshevStep s    = recurrence.next();
@@ -505,7 +549,7 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
     const bool no_old = k == 0 || (guesszero && k == 1);
     Vec        x_old  = no_old ? nullptr : iterate[1 - cur];
     if (!zero && symmetric) PetscCall(SymmetricStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
-    else if (!zero && compressed) PetscCall(CompressedStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
+    else if (!zero && inside) PetscCall(ProductInsideStep(pc, s, iterate[cur], x_old, b, iterate[1 - cur]));
     else {
       if (!zero) PetscCall(MatMult(pc->mat, iterate[cur], cj->ax));
       PetscCall(Update(pc, s, zero ? nullptr : iterate[cur], x_old, b, zero ? nullptr : cj->ax, iterate[1 - cur]));
@@ -598,6 +642,7 @@ PetscErrorCode PCSetFromOptions_ChebyJacobi(PC pc, PetscDiagOptionItems PetscOpt
   PetscCheck(cj->degree > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_degree %" PetscInt_FMT " must be positive", cj->degree);
   PetscCall(PetscOptionsBool("-pc_chebyjacobi_symmetric", "Fuse the product into the step for a sequential diag operator with symmetric values (read from its main and upper diagonals)", "PCCHEBYJACOBI", cj->symmetric_allowed, &cj->symmetric_allowed, NULL));
   PetscCall(PetscOptionsBool("-pc_chebyjacobi_compressed", "On the GPU, compute the product inside the step for a sequential diag operator in the compressed constant form", "PCCHEBYJACOBI", cj->compressed_allowed, &cj->compressed_allowed, NULL));
+  PetscCall(PetscOptionsBool("-pc_chebyjacobi_full", "On the host, compute the product inside the step, by chunks of rows, for a sequential diag operator stored by HM", "PCCHEBYJACOBI", cj->full_allowed, &cj->full_allowed, NULL));
   PetscCall(PetscOptionsReal("-pc_chebyjacobi_symmetric_rtol", "How far (relative) an entry may differ from its symmetric partner for the fused symmetric steps (0: exactly)", "PCCHEBYJACOBI", cj->symmetric_rtol, &cj->symmetric_rtol, NULL));
   PetscCheck(cj->symmetric_rtol >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_chebyjacobi_symmetric_rtol %g must not be negative", (double)cj->symmetric_rtol);
   PetscOptionsHeadEnd();
@@ -615,6 +660,7 @@ PetscErrorCode PCView_ChebyJacobi(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  Chebyshev/Jacobi steps on the interval [%g, %g] of D^-1 A's spectrum, degree %" PetscInt_FMT " for PCApply\n", (double)cj->emin, (double)cj->emax, cj->degree));
   if (cj->symmetric) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product, from the symmetric operator's main and %d upper diagonals (%s)\n", cj->sym.npairs, cj->sym_device ? "GPU" : "host"));
   if (cj->compressed) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the product of the operator's compressed form (GPU)\n"));
+  if (cj->full) PetscCall(PetscViewerASCIIPrintf(viewer, "  steps fused with the operator's product, by chunks of rows (host)\n"));
   if (cj->emax_given > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  interval given (-pc_chebyjacobi_eigenvalues)\n"));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "  interval from the estimate [%g, %g] by the transform %g %g; %g %g, %" PetscInt_FMT " estimate iterations\n", (double)cj->est_min, (double)cj->est_max, (double)cj->tform[0], (double)cj->tform[1], (double)cj->tform[2],
@@ -656,8 +702,10 @@ PetscErrorCode PCDestroy_ChebyJacobi(PC pc)
    from its main and upper diagonals inside the step (no separate `MatMult()`)
 .  -pc_chebyjacobi_symmetric_rtol <1e-12> - how far an entry may differ from its partner, relative (0: exactly; a Galerkin product is
    symmetric to rounding)
--  -pc_chebyjacobi_compressed <true> - on the GPU, a sequential `MATDIAG` operator in the compressed constant form (constant diagonals
+.  -pc_chebyjacobi_compressed <true> - on the GPU, a sequential `MATDIAG` operator in the compressed constant form (constant diagonals
    with exceptions) has its product computed inside the step (no separate `MatMult()`, no A x vector)
+-  -pc_chebyjacobi_full <true> - on the host, any other sequential `MATDIAG` operator stored by HM has its product computed inside the
+   step, a chunk of rows at a time (no A x vector in memory; the same values as the separate product and update)
 
    Notes:
    Under `KSPRICHARDSON` the KSP's iterations are the steps (`PCApplyRichardson()`), the same iteration as
@@ -708,6 +756,7 @@ PetscErrorCode MatDiagRegisterChebyJacobi_Private(void)
   PetscCall(PetscLogEventRegister("PCChebyJacStep", PC_CLASSID, &PC_ChebyJacobiStep));
   PetscCall(PetscLogEventRegister("PCChebyJacSym", PC_CLASSID, &PC_ChebyJacobiSymStep));
   PetscCall(PetscLogEventRegister("PCChebyJacCmp", PC_CLASSID, &PC_ChebyJacobiCmpStep));
+  PetscCall(PetscLogEventRegister("PCChebyJacFull", PC_CLASSID, &PC_ChebyJacobiFullStep));
   PetscCall(PCRegister(PCCHEBYJACOBI, PCCreate_ChebyJacobi));
   PetscFunctionReturn(0);
 }
