@@ -158,6 +158,41 @@ VecArrays ArraysOf(bool device)
   return {VecGetArrayRead, VecRestoreArrayRead, VecGetArray, VecRestoreArray, VecGetArrayWrite, VecRestoreArrayWrite};
 }
 
+/* The arrays of one step in one memory: the vectors it reads (a null
+   vector gives a null pointer), and x_new, written, or read and written
+   when it holds x_old (has_old: xo then points into it). */
+struct StepArrays {
+  Vec                dinv, b, x_cur, ax, x_new;
+  bool               has_old;
+  const PetscScalar *d = nullptr, *r = nullptr, *xc = nullptr, *w = nullptr, *xo = nullptr;
+  PetscScalar       *xn = nullptr;
+};
+
+PetscErrorCode GetStepArrays(const VecArrays &get, StepArrays &a)
+{
+  PetscFunctionBegin;
+  if (a.dinv) PetscCall(get.get_read(a.dinv, &a.d));
+  PetscCall(get.get_read(a.b, &a.r));
+  if (a.x_cur) PetscCall(get.get_read(a.x_cur, &a.xc));
+  if (a.ax) PetscCall(get.get_read(a.ax, &a.w));
+  if (a.has_old) PetscCall(get.get(a.x_new, &a.xn));
+  else PetscCall(get.get_write(a.x_new, &a.xn));
+  a.xo = a.has_old ? (const PetscScalar *)a.xn : nullptr;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode RestoreStepArrays(const VecArrays &get, StepArrays &a)
+{
+  PetscFunctionBegin;
+  if (a.has_old) PetscCall(get.restore(a.x_new, &a.xn));
+  else PetscCall(get.restore_write(a.x_new, &a.xn));
+  if (a.ax) PetscCall(get.restore_read(a.ax, &a.w));
+  if (a.x_cur) PetscCall(get.restore_read(a.x_cur, &a.xc));
+  PetscCall(get.restore_read(a.b, &a.r));
+  if (a.dinv) PetscCall(get.restore_read(a.dinv, &a.d));
+  PetscFunctionReturn(0);
+}
+
 /* A's storage if A is a sequential diag matrix stored by HM (the storage
    the fused steps read), else null. */
 PetscErrorCode SequentialHm(Mat A, Mat_Diag **a)
@@ -245,32 +280,24 @@ PetscErrorCode SymmetricStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Ve
 {
   PC_ChebyJacobi      *cj  = (PC_ChebyJacobi *)pc->data;
   const VecArrays      get = ArraysOf(cj->sym_device);
-  const PetscScalar   *xc, *r;
-  PetscScalar         *xn;
+  StepArrays           v{nullptr, b, x_cur, nullptr, x_new, x_old != nullptr};
   const PetscLogDouble flops = (PetscLogDouble)cj->sym.n * ((4.0 * cj->sym.npairs + 1) + 6 + (x_old ? 2 : 0)); /* the product's row, then the update */
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
-  PetscCall(get.get_read(b, &r));
-  PetscCall(get.get_read(x_cur, &xc));
-  if (x_old) PetscCall(get.get(x_new, &xn));
-  else PetscCall(get.get_write(x_new, &xn));
-  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  PetscCall(GetStepArrays(get, v));
   if (cj->sym_device) {
 #if defined(PDIAG_PETSC_CUDA)
     PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, r, xn, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.r, v.xn, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(flops));
 #endif
   } else {
-    pdiag::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, r, xn);
+    pdiag::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.r, v.xn);
     PetscCall(PetscLogFlops(flops));
   }
-  if (x_old) PetscCall(get.restore(x_new, &xn));
-  else PetscCall(get.restore_write(x_new, &xn));
-  PetscCall(get.restore_read(x_cur, &xc));
-  PetscCall(get.restore_read(b, &r));
+  PetscCall(RestoreStepArrays(get, v));
   PetscCall(PetscLogEventEnd(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -364,8 +391,7 @@ PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur
   const bool           device = OnDevice(b) == PETSC_TRUE;
   const VecArrays      get    = ArraysOf(device);
   const PetscLogEvent  event  = device ? PC_ChebyJacobiCmpStep : PC_ChebyJacobiFullStep;
-  const PetscScalar   *xc, *r, *d;
-  PetscScalar         *xn;
+  StepArrays           v{cj->dinv, b, x_cur, nullptr, x_new, x_old != nullptr};
   Mat_Diag            *a = nullptr;
 
   PetscFunctionBegin;
@@ -375,28 +401,19 @@ PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur
   const PetscLogDouble nd    = device ? (PetscLogDouble)cj->cview.ndiag : (PetscLogDouble)a->hm.ndiag();
   const PetscLogDouble flops = 2.0 * n * nd + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
   PetscCall(PetscLogEventBegin(event, pc, 0, 0, 0));
-  PetscCall(get.get_read(cj->dinv, &d));
-  PetscCall(get.get_read(b, &r));
-  PetscCall(get.get_read(x_cur, &xc));
-  if (x_old) PetscCall(get.get(x_new, &xn));
-  else PetscCall(get.get_write(x_new, &xn));
-  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  PetscCall(GetStepArrays(get, v));
   if (device) {
 #if defined(PDIAG_PETSC_CUDA)
     PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, xn, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.xn, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(flops));
 #endif
   } else {
-    pdiag::chebyshev_jacobi_step_full(a->hm.view(), (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, xn);
+    pdiag::chebyshev_jacobi_step_full(a->hm.view(), (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.xn);
     PetscCall(PetscLogFlops(flops));
   }
-  if (x_old) PetscCall(get.restore(x_new, &xn));
-  else PetscCall(get.restore_write(x_new, &xn));
-  PetscCall(get.restore_read(x_cur, &xc));
-  PetscCall(get.restore_read(b, &r));
-  PetscCall(get.restore_read(cj->dinv, &d));
+  PetscCall(RestoreStepArrays(get, v));
   PetscCall(PetscLogEventEnd(event, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -491,38 +508,26 @@ PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old
   PC_ChebyJacobi    *cj     = (PC_ChebyJacobi *)pc->data;
   const bool         device = OnDevice(b) == PETSC_TRUE;
   const VecArrays    get    = ArraysOf(device);
-  const PetscScalar *xc = nullptr, *d, *r, *w = nullptr;
-  PetscScalar       *xn;
+  StepArrays         v{cj->dinv, b, x_cur, ax, x_new, x_old != nullptr};
   PetscInt           n;
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(b, &n));
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiStep, pc, 0, 0, 0));
   const PetscLogDouble flops = (PetscLogDouble)n * (3 + (x_cur ? 2 : 0) + (x_old ? 2 : 0) + (ax ? 1 : 0));
-  PetscCall(get.get_read(cj->dinv, &d));
-  PetscCall(get.get_read(b, &r));
-  if (x_cur) PetscCall(get.get_read(x_cur, &xc));
-  if (ax) PetscCall(get.get_read(ax, &w));
-  if (x_old) PetscCall(get.get(x_new, &xn));
-  else PetscCall(get.get_write(x_new, &xn));
-  const PetscScalar *xo = x_old ? (const PetscScalar *)xn : nullptr;
+  PetscCall(GetStepArrays(get, v));
   if (device) {
 #if defined(PDIAG_PETSC_CUDA)
     PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, w, xn, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.w, v.xn, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(flops));
 #endif
   } else {
-    pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, xc, (PetscScalar)s.b, xo, (PetscScalar)s.g, d, r, w, xn);
+    pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.w, v.xn);
     PetscCall(PetscLogFlops(flops));
   }
-  if (x_old) PetscCall(get.restore(x_new, &xn));
-  else PetscCall(get.restore_write(x_new, &xn));
-  if (ax) PetscCall(get.restore_read(ax, &w));
-  if (x_cur) PetscCall(get.restore_read(x_cur, &xc));
-  PetscCall(get.restore_read(b, &r));
-  PetscCall(get.restore_read(cj->dinv, &d));
+  PetscCall(RestoreStepArrays(get, v));
   PetscCall(PetscLogEventEnd(PC_ChebyJacobiStep, pc, 0, 0, 0));
   PetscFunctionReturn(0);
 }
