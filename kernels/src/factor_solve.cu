@@ -301,7 +301,7 @@ cudaError_t run_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const T
   tile_pass_begin_kernel<<<1, 1, 0, stream>>>(S.state);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  // a round shuffles every register term: 3 for 7-point passes, 4 for 5/9-point ones
+  // a round shuffles every register slot: 3 for 5/7-point passes, 4 for 9-point ones, 16 for 27-point ones
   if (S.max_terms <= 3) return launch_tile_pass<P, 3, T>(F, in, x, S, stream);
   return S.max_terms <= 4 ? launch_tile_pass<P, 4, T>(F, in, x, S, stream) : launch_tile_pass<P, kTileMaxTerms, T>(F, in, x, S, stream);
 }
