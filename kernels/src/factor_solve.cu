@@ -154,34 +154,75 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
 }
 
+// A row's terms by the pass's diagonals: slot q holds diagonal
+// factor_pass_diagonal(q), or a zero where the row has no entry there (a
+// stored zero, a row past the matrix's edge, a lane past the grid). The
+// slots' loads are independent and known without a loop over the
+// diagonals; a zero adds nothing to the row's sum (s - 0 * 0 is s, exactly),
+// so the sum is the compacted terms' (TileTerms) to the last bit. in_box:
+// the box slot of the row a term reads, -1 for a zero or another box's row.
+template <SolvePass P, int K, class T>
+__device__ __forceinline__ void tile_terms_by_diagonal(const FactorRowsView<T>& F, const Index* off, const Index* base,
+                                                       const GridStep* steps, Index i, GridPoint p, GridPoint origin, int nx,
+                                                       int ny, int tx, int ty, int tz, T (&a)[K], int (&in_box)[K]) {
+  const Index count = factor_pass_count<P>(F.nd, F.main);
+#pragma unroll
+  for (int q = 0; q < K; ++q) {
+    const Index k = factor_pass_diagonal<P>(q, F.nd, F.main);
+    Index pos = 0, j = 0;
+    a[q] = (i >= 0 && q < count && factor_pass_entry<P>(k, off, base, F.n, i, &pos, &j)) ? F.val[pos] : T(0);
+  }
+#pragma unroll
+  for (int q = 0; q < K; ++q)
+    in_box[q] = a[q] != T(0)
+                    ? tile_slot_of(grid_move(p, steps[factor_pass_diagonal<P>(q, F.nd, F.main)], pass_step_sign<P>(), nx, ny),
+                                   origin, tx, ty, tz)
+                    : -1;
+}
+
 // One pass by tiles, a warp per tile (a box of at most 32 rows: lane k
 // holds the box's slot k), so that the rounds inside a box synchronize by
-// warp votes and shuffles, not block barriers. The W warps of the grid (one
-// per block, all resident: a cooperative launch) take tickets w, w + W,
-// ...; a tile waits only for earlier tickets, so the earliest unfinished
-// ticket always runs: no deadlock. For its tile a warp (1) loads each row's
-// terms, in_i and the inverse, (2) waits for the flags of the tiles its rows
-// read (acquire loads), (3) loads those rows' final values from L2 (ld.cg:
-// another warp wrote them), (4) computes its rows in rounds: a row goes once
-// the rows of the box it reads are done (a ballot), reading their values
-// from their lanes (shuffles), and writes x, (5) publishes the tile: after
-// the warp's barrier, lane 0 sets the flag to the epoch (a release store:
-// it orders the lanes' writes that the barrier ordered before it). Meanwhile
-// it reads its next ticket's record. Resident warps decide the speed (H200,
-// bench_matmult -ilu -n 257: 80 registers, 25 warps a SM, 3.25 ms a
-// MatSolve; two rows a lane, 135 registers, 15 warps, 4.9 ms; forced down
-// to 64 registers with spills, 3.44 ms), hence 72 registers: a row's terms
-// keep one int each (code), no index. The next tile's entries are not
-// prefetched: with the rounds' bookkeeping once per tile and the longer
-// flag-wait sleep, the prefetch's instructions cost more than it saved
-// (3.00 ms without it, 3.07 ms with it, at 200 ns).
-template <SolvePass P, int K, class T>
+// warp votes, not block barriers. The W warps of the grid (one per block,
+// all resident: a cooperative launch) take tickets w, w + W, ...; a tile
+// waits only for earlier tickets, so the earliest unfinished ticket always
+// runs: no deadlock. For its tile a warp (1) loads each row's terms, in_i
+// and the inverse, (2) waits for the flags of the tiles its rows read
+// (acquire loads), (3) loads those rows' final values from L2 (ld.cg:
+// another warp wrote them), (4) computes its rows in rounds: a row goes
+// once the rows of the box it reads are done (a ballot), and writes x, (5)
+// publishes the tile: after the warp's barrier, lane 0 sets the flag to the
+// epoch (a release store: it orders the lanes' writes that the barrier
+// ordered before it). Meanwhile it reads its next ticket's record.
+//
+// Two forms of (1) and (4), by ByDiagonal (the caller's choice: the pass's
+// diagonals fit K slots):
+// - by diagonal (tile_terms_by_diagonal): a slot per diagonal, loaded
+//   without a loop; in the rounds a row reads the box's values once, when
+//   it is ready, from shared memory where each row puts its value. The
+//   rounds then cost the ready rows' work only (H200, PETSc 3.25,
+//   bench_matmult -ilu -n 257: 2.70 ms a MatSolve against 2.80-2.81 ms
+//   for the compacted form in the same runs);
+// - compacted (TileTerms: the row's nonzeros in order, for rows of fewer
+//   terms than the pass has diagonals): every round recomputes each row's
+//   sum from the box's values passed by shuffles (a shuffle per slot and
+//   round). The same kernel with the shared-memory rounds was slower (3.18
+//   ms against 2.80 ms).
+// Resident warps decide the speed (H200, bench_matmult -ilu -n 257: 80
+// registers, 25 warps a SM, 3.25 ms a MatSolve; two rows a lane, 135
+// registers, 15 warps, 4.9 ms; forced down to 64 registers with spills,
+// 3.44 ms), hence 72 registers: a row's terms keep one int each (the box
+// slot, or for the compacted form a diagonal), no index. The next tile's
+// entries are not prefetched: with the rounds' bookkeeping once per tile
+// and the longer flag-wait sleep, the prefetch's instructions cost more
+// than it saved (3.00 ms without it, 3.07 ms with it, at 200 ns).
+template <SolvePass P, int K, bool ByDiagonal, class T>
 __global__ void __launch_bounds__(kTileMaxRows)
     factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
   static_assert(kTileMaxRows == 32, "a tile is a warp");
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ Index s_off[kTileMaxDiagonals], s_base[kTileMaxDiagonals];
   __shared__ GridStep s_step[kTileMaxDiagonals];
+  __shared__ T s_box[ByDiagonal ? kTileMaxRows : 1];  // the box's finished rows (by diagonal)
   const int lane = static_cast<int>(threadIdx.x);
   for (Index k = lane; k < F.nd; k += kTileMaxRows) {
     s_off[k] = F.off[k];
@@ -191,6 +232,7 @@ __global__ void __launch_bounds__(kTileMaxRows)
   __syncwarp();
   const unsigned epoch = *reinterpret_cast<volatile const unsigned*>(S.state + 1);
   const int tx = static_cast<int>(S.tx), ty = static_cast<int>(S.ty), tz = static_cast<int>(S.tz);
+  const int nx = static_cast<int>(S.grid.nx), ny = static_cast<int>(S.grid.ny);
   const GridPoint local = tile_local(lane, tx, ty);
   Index t = blockIdx.x;
   if (t >= S.ntiles) return;
@@ -203,60 +245,95 @@ __global__ void __launch_bounds__(kTileMaxRows)
       n1 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * tn + 1);
     }
     const GridPoint origin{r0.x, r0.y, r0.z};
+    const GridPoint p{origin.x + local.x, origin.y + local.y, origin.z + local.z};
     const Index i = tile_row_at(origin, local, F.n, S.grid, tz);
-    TileTerms<T, K, P> terms;
-    terms.steps = s_step;
-    terms.p = {origin.x + local.x, origin.y + local.y, origin.z + local.z};
-    terms.origin = origin;
-    terms.nx = static_cast<int>(S.grid.nx), terms.ny = static_cast<int>(S.grid.ny);
-    terms.tx = tx, terms.ty = ty, terms.tz = tz;
-    terms.n = 0;
+    // (1) the row's terms: a[q] times x of the box's slot in_box[q], or of
+    // the row i + sign off[diagonal[q]] in another box (in_box -1, a != 0)
+    T a[K];
+    int in_box[K], diagonal[K];
+    int nterms = K;
+    if constexpr (ByDiagonal) {
+      tile_terms_by_diagonal<P, K>(F, s_off, s_base, s_step, i, p, origin, nx, ny, tx, ty, tz, a, in_box);
+#pragma unroll
+      for (int q = 0; q < K; ++q) diagonal[q] = static_cast<int>(factor_pass_diagonal<P>(q, F.nd, F.main));
+    } else {
+      TileTerms<T, K, P> terms;
+      terms.steps = s_step;
+      terms.p = p;
+      terms.origin = origin;
+      terms.nx = nx, terms.ny = ny;
+      terms.tx = tx, terms.ty = ty, terms.tz = tz;
+      terms.n = 0;
+      if (i >= 0) factor_pass_terms<P>(s_off, s_base, F.nd, F.main, F.n, F.val, i, terms);
+      nterms = terms.n;
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        const bool used = q < terms.n;
+        a[q] = used ? terms.a[q] : T(0);
+        in_box[q] = used && terms.code[q] >= 0 ? terms.code[q] : -1;
+        diagonal[q] = used && terms.code[q] < 0 ? -terms.code[q] - 1 : 0;
+      }
+    }
     T in_i = T(0), inv = T(1);
     if (i >= 0) {
-      factor_pass_terms<P>(s_off, s_base, F.nd, F.main, F.n, F.val, i, terms);
       in_i = in[i];
       if (factor_pass_reads_inverse<P>()) inv = F.val[s_base[F.main] + i];
     }
+    // (2) the tiles this one reads
     for (int q = lane; q < r0.w; q += kTileMaxRows) {
       const int dep = r0.w <= 3 ? (q == 0 ? r1.x : q == 1 ? r1.y : r1.z) : S.extra[r1.w + q];
       while (load_acquire(S.flags + dep) != epoch) __nanosleep(kFlagWaitSleepNs);
     }
     __syncwarp();
+    // (3) their rows' values, and the lanes each row waits for
     T v[K];
-#pragma unroll
-    for (int q = 0; q < K; ++q)
-      v[q] = (q < terms.n && terms.code[q] < 0) ? __ldcg(x + i + pass_step_sign<P>() * s_off[-terms.code[q] - 1]) : T(0);
-    // once per box, not per round (the rounds are most of a box's
-    // instructions, and at 257^3 the kernel issues about half the cycles):
-    // each term's lane (the row's own for a value from outside the box)
-    // and the lanes the row waits for
-    int src[K];
     unsigned waits = 0;
 #pragma unroll
     for (int q = 0; q < K; ++q) {
-      const bool inside = q < terms.n && terms.code[q] >= 0;
-      src[q] = inside ? terms.code[q] : lane;
-      if (inside) waits |= 1u << terms.code[q];
+      v[q] = (a[q] != T(0) && in_box[q] < 0) ? __ldcg(x + i + pass_step_sign<P>() * s_off[diagonal[q]]) : T(0);
+      if (in_box[q] >= 0) waits |= 1u << in_box[q];
     }
+    // (4) the rounds
     bool pending = i >= 0;
-    T mine = T(0);
     unsigned done = __ballot_sync(kAll, !pending);
-    for (int round = 0; done != kAll; ++round) {
-      if (round > kTileMaxRows) __trap();  // no progress: a cycle inside the box (a broken schedule)
-      const bool ready = pending && (done & waits) == waits;
-      T s = factor_pass_start<P>(in_i, inv);
+    if constexpr (ByDiagonal) {
+      for (int round = 0; done != kAll; ++round) {
+        if (round > kTileMaxRows) __trap();  // no progress: a cycle inside the box (a broken schedule)
+        if (pending && (done & waits) == waits) {
+          T s = factor_pass_start<P>(in_i, inv);
 #pragma unroll
-      for (int q = 0; q < K; ++q) {
-        const T w = __shfl_sync(kAll, mine, src[q]);  // every lane takes part
-        if (q < terms.n) s = factor_pass_add<P>(s, terms.a[q], src[q] != lane ? w : v[q]);
+          for (int q = 0; q < K; ++q) s = factor_pass_add<P>(s, a[q], in_box[q] >= 0 ? s_box[in_box[q]] : v[q]);
+          const T xi = factor_pass_finish<P>(s, inv);
+          s_box[lane] = xi;
+          x[i] = xi;
+          pending = false;
+        }
+        __syncwarp();  // orders the shared-memory writes before the next round's reads
+        done = __ballot_sync(kAll, !pending);
       }
-      if (ready) {
-        mine = factor_pass_finish<P>(s, inv);
-        x[i] = mine;
-        pending = false;
+    } else {
+      int src[K];  // each term's lane (the row's own for a value from outside the box)
+#pragma unroll
+      for (int q = 0; q < K; ++q) src[q] = in_box[q] >= 0 ? in_box[q] : lane;
+      T mine = T(0);
+      for (int round = 0; done != kAll; ++round) {
+        if (round > kTileMaxRows) __trap();
+        const bool ready = pending && (done & waits) == waits;
+        T s = factor_pass_start<P>(in_i, inv);
+#pragma unroll
+        for (int q = 0; q < K; ++q) {
+          const T w = __shfl_sync(kAll, mine, src[q]);  // every lane takes part
+          if (q < nterms) s = factor_pass_add<P>(s, a[q], src[q] != lane ? w : v[q]);
+        }
+        if (ready) {
+          mine = factor_pass_finish<P>(s, inv);
+          x[i] = mine;
+          pending = false;
+        }
+        done = __ballot_sync(kAll, !pending);
       }
-      done = __ballot_sync(kAll, !pending);
     }
+    // (5) publish
     __syncwarp();
     if (lane == 0) store_release(S.flags + t, epoch);
     if (tn >= S.ntiles) return;
@@ -265,14 +342,14 @@ __global__ void __launch_bounds__(kTileMaxRows)
 }
 
 // The warps a cooperative launch of the kernel may have (all resident at once).
-template <SolvePass P, int K, class T>
+template <SolvePass P, int K, bool ByDiagonal, class T>
 cudaError_t resident_warps(unsigned* warps) {
   static unsigned cached = 0;  // per instantiation; the device does not change under a process's kernels
   if (!cached) {
     int dev = 0, nsm = 0, per_sm = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_tile_kernel<P, K, T>, kTileMaxRows, 0);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_tile_kernel<P, K, ByDiagonal, T>, kTileMaxRows, 0);
     if (e != cudaSuccess) return e;
     if (nsm < 1 || per_sm < 1) return cudaErrorLaunchOutOfResources;
     cached = static_cast<unsigned>(nsm) * static_cast<unsigned>(per_sm);
@@ -281,10 +358,10 @@ cudaError_t resident_warps(unsigned* warps) {
   return cudaSuccess;
 }
 
-template <SolvePass P, int K, class T>
+template <SolvePass P, int K, bool ByDiagonal, class T>
 cudaError_t launch_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S, cudaStream_t stream) {
   unsigned warps = 0;
-  cudaError_t e = resident_warps<P, K, T>(&warps);
+  cudaError_t e = resident_warps<P, K, ByDiagonal, T>(&warps);
   if (e != cudaSuccess) return e;
   const unsigned blocks = S.ntiles < Index(warps) ? static_cast<unsigned>(S.ntiles) : warps;
   FactorRowsView<T> f = F;
@@ -292,7 +369,7 @@ cudaError_t launch_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, cons
   T* o = x;
   TilesView s = S;
   void* args[] = {&f, &i, &o, &s};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(factor_tile_kernel<P, K, T>), dim3(blocks),
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(factor_tile_kernel<P, K, ByDiagonal, T>), dim3(blocks),
                                      dim3(kTileMaxRows), args, 0, stream);
 }
 
@@ -301,9 +378,16 @@ cudaError_t run_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const T
   tile_pass_begin_kernel<<<1, 1, 0, stream>>>(S.state);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  // a round shuffles every register slot: 3 for 5/7-point passes, 4 for 9-point ones, 16 for 27-point ones
-  if (S.max_terms <= 3) return launch_tile_pass<P, 3, T>(F, in, x, S, stream);
-  return S.max_terms <= 4 ? launch_tile_pass<P, 4, T>(F, in, x, S, stream) : launch_tile_pass<P, kTileMaxTerms, T>(F, in, x, S, stream);
+  // K register slots a row: by diagonal when the pass's diagonals fit (3 for
+  // 5/7-point passes, 4 for 9-point ones, 16 for 27-point ones), else the
+  // row's nonzeros compacted (rows have at most max_terms)
+  const Index count = factor_pass_count<P>(F.nd, F.main);
+  if (count <= 3) return launch_tile_pass<P, 3, true, T>(F, in, x, S, stream);
+  if (count <= 4) return launch_tile_pass<P, 4, true, T>(F, in, x, S, stream);
+  if (count <= kTileMaxTerms) return launch_tile_pass<P, kTileMaxTerms, true, T>(F, in, x, S, stream);
+  if (S.max_terms <= 3) return launch_tile_pass<P, 3, false, T>(F, in, x, S, stream);
+  return S.max_terms <= 4 ? launch_tile_pass<P, 4, false, T>(F, in, x, S, stream)
+                          : launch_tile_pass<P, kTileMaxTerms, false, T>(F, in, x, S, stream);
 }
 
 template <class T>

@@ -276,6 +276,16 @@ BOOST_AUTO_TEST_CASE(random_diagonal_matrices) {
       BOOST_TEST(compare_tiled_solves(name + ", ICC", icc, GridShape{500, 1, 1}, rng, stream, {32, 1, 1}));
       compare_tiled_solves(name + ", ILU, 2D guess", ilu, GridShape{57, 9, 1}, rng, stream);
     }
+  // more diagonals in each triangle (21) than a row's register slots (16),
+  // rows of fewer nonzeros: the tile kernel's compacted terms (its
+  // by-diagonal form takes passes of at most 16 diagonals)
+  std::vector<Index> wide;
+  for (Index d = -41; d <= 41; d += 2) wide.push_back(d);
+  const HmMatrix<double> W = random_diag_matrix(600, wide, 0.25, rng);
+  const TestFactor wide_ilu = make_factor(W, true, true), wide_icc = make_factor(symmetrized(W), false, true);
+  BOOST_TEST_REQUIRE(main_diagonal_index(wide_ilu.F.offsets.data(), wide_ilu.F.ndiag()) > kTileMaxTerms);
+  BOOST_TEST(compare_tiled_solves("random, 43 diagonals, ILU", wide_ilu, GridShape{600, 1, 1}, rng, stream, {32, 1, 1}));
+  BOOST_TEST(compare_tiled_solves("random, 43 diagonals, ICC", wide_icc, GridShape{600, 1, 1}, rng, stream, {32, 1, 1}));
   // more diagonals than the kernel stages in shared memory (1024): metadata read from global memory
   std::vector<Index> many;
   for (Index d = -1500; d <= 1500; d += 2) many.push_back(d == 0 ? 1 : d);

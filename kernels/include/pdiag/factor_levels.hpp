@@ -122,12 +122,42 @@ inline Index main_diagonal_index(const Index* off, Index nd) {
   return -1;
 }
 
+/// How many diagonals pass P visits (those of its triangle), and the q-th
+/// of them (q < factor_pass_count) in the order the sequential solve adds
+/// their entries (the table at the top): the triangle's diagonals
+/// ascending, or descending for Ut, IccUt and IccU.
+template <SolvePass P>
+PDIAG_HD constexpr Index factor_pass_count(Index nd, Index main) {
+  return (P == SolvePass::L || P == SolvePass::Lt) ? main : nd - 1 - main;
+}
+template <SolvePass P>
+PDIAG_HD constexpr Index factor_pass_diagonal(Index q, Index nd, Index main) {
+  if (P == SolvePass::L || P == SolvePass::Lt) return q;
+  if (P == SolvePass::U || P == SolvePass::IccHalfU) return main + 1 + q;
+  return nd - 1 - q;
+}
+
+/// Whether row i's sum in pass P has an entry on diagonal k (one of the
+/// pass's): its position in val (*pos) and the row j whose final x[j] it
+/// multiplies (j = i + off[k] by rows, i - off[k] by columns), when that
+/// row exists.
+template <SolvePass P>
+PDIAG_HD bool factor_pass_entry(Index k, const Index* off, const Index* base, Index n, Index i, Index* pos, Index* j) {
+  if (P == SolvePass::L || P == SolvePass::U || P == SolvePass::IccHalfU || P == SolvePass::IccU) {  // row i of the factor
+    *j = i + off[k];
+    *pos = base[k] + i;
+    return P == SolvePass::L ? *j >= 0 : *j < n;
+  }
+  *j = i - off[k];  // column i: F(r, i), r = i - d
+  *pos = base[k] + *j;
+  return P == SolvePass::Lt ? *j < n : *j >= 0;
+}
+
 /// The stored entries of row i's sum in pass P (the table at the top), in
 /// the order the sequential solve adds them: visit(pos, j, k) for each, pos
-/// its position in val, j the row whose final x[j] it multiplies (j = i +
-/// off[k] by rows, i - off[k] by columns), k its diagonal. off / base may be
-/// any arrays indexable as the view's (the kernels pass shared-memory
-/// copies).
+/// its position in val, j the row whose final x[j] it multiplies, k its
+/// diagonal. off / base may be any arrays indexable as the view's (the
+/// kernels pass shared-memory copies).
 // (nvcc: the visitor may be host-only, as the schedule builders' are; the
 // function is then used on the host only)
 #if defined(__CUDACC__)
@@ -135,31 +165,11 @@ inline Index main_diagonal_index(const Index* off, Index nd) {
 #endif
 template <SolvePass P, class Visit>
 PDIAG_HD void factor_pass_positions(const Index* off, const Index* base, Index nd, Index main, Index n, Index i, Visit& visit) {
-  if (P == SolvePass::L) {
-    for (Index k = 0; k < main; ++k) {
-      const Index j = i + off[k];
-      if (j >= 0) visit(base[k] + i, j, k);
-    }
-  } else if (P == SolvePass::U || P == SolvePass::IccHalfU) {
-    for (Index k = main + 1; k < nd; ++k) {
-      const Index j = i + off[k];
-      if (j < n) visit(base[k] + i, j, k);
-    }
-  } else if (P == SolvePass::Ut || P == SolvePass::IccUt) {  // column i of U: F(r, i), r = i - d, sources ascending
-    for (Index k = nd - 1; k > main; --k) {
-      const Index r = i - off[k];
-      if (r >= 0) visit(base[k] + r, r, k);
-    }
-  } else if (P == SolvePass::Lt) {  // column i of L: F(r, i), r = i - d > i, sources descending
-    for (Index k = 0; k < main; ++k) {
-      const Index r = i - off[k];
-      if (r < n) visit(base[k] + r, r, k);
-    }
-  } else {  // IccU
-    for (Index k = nd - 1; k > main; --k) {
-      const Index j = i + off[k];
-      if (j < n) visit(base[k] + i, j, k);
-    }
+  const Index count = factor_pass_count<P>(nd, main);
+  for (Index q = 0; q < count; ++q) {
+    const Index k = factor_pass_diagonal<P>(q, nd, main);
+    Index pos = 0, j = 0;
+    if (factor_pass_entry<P>(k, off, base, n, i, &pos, &j)) visit(pos, j, k);
   }
 }
 
