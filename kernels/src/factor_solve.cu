@@ -115,11 +115,12 @@ struct TileTerms {
   const GridStep* steps;
   GridPoint p, origin;
   int nx, ny, tx, ty, tz;
+  bool skewed;
   T a[K];
   int code[K];  // the slot (>= 0) of an in-box row, or -(k + 1) for diagonal k's row in another box (registers are scarce)
   int n;
   __device__ __forceinline__ void operator()(T av, Index, Index k) {
-    const int sl = tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), nx, ny), origin, tx, ty, tz);
+    const int sl = tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), nx, ny), origin, tx, ty, tz, skewed);
 #pragma unroll
     for (int q = 0; q < K; ++q)
       if (q == n) {
@@ -164,7 +165,7 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
 template <SolvePass P, int K, class T>
 __device__ __forceinline__ void tile_terms_by_diagonal(const FactorRowsView<T>& F, const Index* off, const Index* base,
                                                        const GridStep* steps, Index i, GridPoint p, GridPoint origin, int nx,
-                                                       int ny, int tx, int ty, int tz, T (&a)[K], int (&in_box)[K]) {
+                                                       int ny, int tx, int ty, int tz, bool skewed, T (&a)[K], int (&in_box)[K]) {
   const Index count = factor_pass_count<P>(F.nd, F.main);
 #pragma unroll
   for (int q = 0; q < K; ++q) {
@@ -176,7 +177,7 @@ __device__ __forceinline__ void tile_terms_by_diagonal(const FactorRowsView<T>& 
   for (int q = 0; q < K; ++q)
     in_box[q] = a[q] != T(0)
                     ? tile_slot_of(grid_move(p, steps[factor_pass_diagonal<P>(q, F.nd, F.main)], pass_step_sign<P>(), nx, ny),
-                                   origin, tx, ty, tz)
+                                   origin, tx, ty, tz, skewed)
                     : -1;
 }
 
@@ -245,15 +246,15 @@ __global__ void __launch_bounds__(kTileMaxRows)
       n1 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * tn + 1);
     }
     const GridPoint origin{r0.x, r0.y, r0.z};
-    const GridPoint p{origin.x + local.x, origin.y + local.y, origin.z + local.z};
-    const Index i = tile_row_at(origin, local, F.n, S.grid, tz);
+    const GridPoint p = tile_point(origin, local, S.skewed);
+    const Index i = tile_row_at(origin, local, F.n, S.grid, tz, S.skewed);
     // (1) the row's terms: a[q] times x of the box's slot in_box[q], or of
     // the row i + sign off[diagonal[q]] in another box (in_box -1, a != 0)
     T a[K];
     int in_box[K], diagonal[K];
     int nterms = K;
     if constexpr (ByDiagonal) {
-      tile_terms_by_diagonal<P, K>(F, s_off, s_base, s_step, i, p, origin, nx, ny, tx, ty, tz, a, in_box);
+      tile_terms_by_diagonal<P, K>(F, s_off, s_base, s_step, i, p, origin, nx, ny, tx, ty, tz, S.skewed, a, in_box);
 #pragma unroll
       for (int q = 0; q < K; ++q) diagonal[q] = static_cast<int>(factor_pass_diagonal<P>(q, F.nd, F.main));
     } else {
@@ -263,6 +264,7 @@ __global__ void __launch_bounds__(kTileMaxRows)
       terms.origin = origin;
       terms.nx = nx, terms.ny = ny;
       terms.tx = tx, terms.ty = ty, terms.tz = tz;
+      terms.skewed = S.skewed;
       terms.n = 0;
       if (i >= 0) factor_pass_terms<P>(s_off, s_base, F.nd, F.main, F.n, F.val, i, terms);
       nterms = terms.n;

@@ -67,10 +67,10 @@ struct DeviceTiles {
   std::vector<DeviceArray<int>> rec, extra;
   std::vector<DeviceArray<unsigned>> flags, state;
   bool complete = true;  // every kind has a schedule
-  DeviceTiles(const TestFactor& t, const GridShape& g, std::array<Index, 3> box = {0, 0, 0}) {
+  DeviceTiles(const TestFactor& t, const GridShape& g, std::array<Index, 3> box = {0, 0, 0}, bool skewed = false) {
     for (int k = 0; k < kSolveScheduleKinds; ++k) {
       TileSchedule& s = host[static_cast<std::size_t>(k)];
-      s = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box);
+      s = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box, skewed);
       TileRecords r;
       complete = complete && !s.empty() && tile_records(s, r);
       rec.emplace_back(r.rec);
@@ -83,7 +83,7 @@ struct DeviceTiles {
     std::array<cuda::TilesView, kSolveScheduleKinds> v;
     for (std::size_t k = 0; k < v.size(); ++k) {
       const TileSchedule& s = host[k];
-      v[k] = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, rec[k].get(), extra[k].get(), flags[k].get(), state[k].get()};
+      v[k] = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, rec[k].get(), extra[k].get(), flags[k].get(), state[k].get(), s.skewed};
     }
     return v;
   }
@@ -92,15 +92,15 @@ struct DeviceTiles {
 /// Every solve of t by tiles on grid g against the sequential CPU solve:
 /// twice out of place, then in place. Returns whether there were tiles.
 bool compare_tiled_solves(const std::string& name, const TestFactor& t, const GridShape& g, std::mt19937_64& rng,
-                          cudaStream_t stream, std::array<Index, 3> box = {0, 0, 0}) {
+                          cudaStream_t stream, std::array<Index, 3> box = {0, 0, 0}, bool skewed = false) {
   const Index n = t.F.layout.nrows;
-  const DeviceTiles tiles(t, g, box);
+  const DeviceTiles tiles(t, g, box, skewed);
   if (!tiles.complete) return false;
   const DeviceFactor<double> dF(t.F, t.base, factor_schedules(t));
   const auto views = tiles.views();
   for (FactorSolve s : solves_of(t)) {
     BOOST_TEST_CONTEXT(name << ", tiled " << solve_name(s) << ", grid " << g.nx << "x" << g.ny << "x" << g.nz << ", "
-                            << tiles.host[0].ntiles() << " tiles") {
+                            << tiles.host[0].ntiles() << (skewed ? " skewed" : "") << " tiles") {
       const std::vector<double> b = random_vector(n, rng), x0 = random_vector(n, rng);
       std::vector<double> ref;
       BOOST_TEST_REQUIRE(reference_solve(t, s, b, ref));
@@ -196,6 +196,9 @@ BOOST_AUTO_TEST_CASE(grid_stencils) {
       BOOST_TEST(compare_tiled_solves(name + ", ILU", ilu, exact, rng, stream) == (!g.box || g.nx * g.ny * g.nz <= kTileMaxRows));
       BOOST_TEST(compare_tiled_solves(name + ", ICC", icc, exact, rng, stream) == (!g.box || g.nx * g.ny * g.nz <= kTileMaxRows));
       compare_tiled_solves(name + ", ILU, small boxes", ilu, exact, rng, stream, {3, 2, g.nz > 1 ? 2 : 1});
+      BOOST_TEST(compare_tiled_solves(name + ", ILU, skewed boxes", ilu, exact, rng, stream, {0, 0, 0}, true));
+      BOOST_TEST(compare_tiled_solves(name + ", ICC, skewed boxes", icc, exact, rng, stream, {0, 0, 0}, true));
+      BOOST_TEST(compare_tiled_solves(name + ", ILU, small skewed boxes", ilu, exact, rng, stream, {3, 2, g.nz > 1 ? 2 : 1}, true));
       compare_tiled_solves(name + ", ILU, skewed grid", ilu, GridShape{g.nx + 1, g.ny, g.nz + 1}, rng, stream);
       BOOST_TEST(compare_tiled_solves(name + ", ILU, one line", ilu, GridShape{g.nx * g.ny * g.nz, 1, 1}, rng, stream));  // a line of boxes: never a cycle
     }
@@ -214,6 +217,17 @@ BOOST_AUTO_TEST_CASE(tiled_solves_many_tiles) {
     BOOST_TEST(compare_tiled_solves(g.name + ", ILU", ilu, guess, rng, stream));
     BOOST_TEST(compare_tiled_solves(g.name + ", ICC", icc, guess, rng, stream));
     BOOST_TEST(compare_tiled_solves(g.name + ", ILU, 4x4x2 boxes", ilu, guess, rng, stream, {4, 4, g.nz > 1 ? 2 : 1}));
+  }
+  // box stencils: skewed boxes (thousands of partly empty tiles at the
+  // parallelepiped's faces)
+  for (const GridCase& g : {GridCase{"27-point 40x36x30", 40, 36, 30, true, 0}, GridCase{"9-point 200x150", 200, 150, 1, true, 0}}) {
+    const HmMatrix<double> A = grid_matrix(g, rng);
+    const TestFactor ilu = make_factor(A, true, true), icc = make_factor(symmetrized(A), false, true);
+    const GridShape guess = infer_grid_shape(ilu.F.offsets.data(), ilu.F.ndiag(), ilu.F.layout.nrows);
+    BOOST_TEST_REQUIRE((guess.nx == g.nx && guess.ny == g.ny && guess.nz == g.nz));
+    BOOST_TEST(!compare_tiled_solves(g.name + ", ILU", ilu, guess, rng, stream));  // straight boxes: a cycle
+    BOOST_TEST(compare_tiled_solves(g.name + ", ILU, skewed", ilu, guess, rng, stream, {0, 0, 0}, true));
+    BOOST_TEST(compare_tiled_solves(g.name + ", ICC, skewed", icc, guess, rng, stream, {0, 0, 0}, true));
   }
   // float: the tiled solve against the level-ordered one
   const GridCase g{"7-point 40x30x20", 40, 30, 20, false, 0};

@@ -9,8 +9,9 @@
 // the grid by an offset's step (no division) against division, the
 // schedule's invariants (every tile once, dependencies earlier, a 7-point
 // box of 4 x 4 x 2 in 8 rounds), a tile graph with a cycle refused (9/27-point
-// stencils in boxes of more than one line), rows with more than
-// kTileMaxTerms terms refused.
+// stencils in boxes of more than one line), the same stencils in skewed
+// boxes (every row once, no cycle, far fewer wavefronts than levels), rows
+// with more than kTileMaxTerms terms refused.
 #define BOOST_TEST_MODULE factor_tiles
 #include <boost/test/unit_test.hpp>
 
@@ -25,12 +26,24 @@ using namespace pdiag::testing;
 
 namespace {
 
-/// The four tile schedules of t on grid g in boxes `box` (0: default).
+/// The four tile schedules of t on grid g in boxes `box` (0: default), of the grid or skewed.
 std::array<TileSchedule, kSolveScheduleKinds> tile_schedules(const TestFactor& t, const GridShape& g,
-                                                              std::array<Index, 3> box = {0, 0, 0}) {
+                                                              std::array<Index, 3> box = {0, 0, 0}, bool skewed = false) {
   std::array<TileSchedule, kSolveScheduleKinds> s;
-  for (int k = 0; k < kSolveScheduleKinds; ++k) s[static_cast<std::size_t>(k)] = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box);
+  for (int k = 0; k < kSolveScheduleKinds; ++k)
+    s[static_cast<std::size_t>(k)] = hm_factor_tile_schedule(t.rows(), SolveScheduleKind(k), g, box, skewed);
   return s;
+}
+
+/// The wavefronts of a schedule: its longest chain of dependent tickets.
+Index wavefronts(const TileSchedule& s) {
+  std::vector<Index> depth(static_cast<std::size_t>(s.ntiles()), 1);
+  Index most = 0;
+  for (Index t = 0; t < s.ntiles(); ++t) {
+    for (Index p = s.dep_ptr[t]; p < s.dep_ptr[t + 1]; ++p) depth[t] = std::max(depth[t], depth[s.deps[p]] + 1);
+    most = std::max(most, depth[t]);
+  }
+  return most;
 }
 
 /// A schedule's invariants: every tile holding rows exactly once, every
@@ -42,7 +55,7 @@ void check_schedule(const TileSchedule& s, Index n) {
   for (Index t = 0; t < s.ntiles(); ++t) {
     BOOST_TEST_REQUIRE(seen.insert(s.order[t]).second);
     for (Index k = 0; k < kTileMaxRows; ++k)
-      rows += tile_row(s.order[t], k, n, s.grid, s.tx, s.ty, s.tz, s.ntx, s.nty) >= 0;
+      rows += tile_row(s, t, k, n) >= 0;
     for (Index p = s.dep_ptr[t]; p < s.dep_ptr[t + 1]; ++p) BOOST_TEST_REQUIRE((s.deps[p] >= 0 && s.deps[p] < t));
   }
   BOOST_TEST(rows == n);  // every row in exactly one tile
@@ -62,9 +75,9 @@ void check_schedule(const TileSchedule& s, Index n) {
 /// Every solve of t by tiles on grid g (and box) against the sequential one;
 /// false if there is no tiled schedule for some kind.
 bool compare_solves(const std::string& name, const TestFactor& t, const GridShape& g, std::mt19937_64& rng,
-                    std::array<Index, 3> box = {0, 0, 0}) {
+                    std::array<Index, 3> box = {0, 0, 0}, bool skewed = false) {
   const Index n = t.F.layout.nrows;
-  const auto tiles = tile_schedules(t, g, box);
+  const auto tiles = tile_schedules(t, g, box, skewed);
   for (const TileSchedule& s : tiles)
     if (s.empty()) return false;
   for (const TileSchedule& s : tiles) check_schedule(s, n);
@@ -157,13 +170,52 @@ BOOST_AUTO_TEST_CASE(grid_stencils) {
         const bool one_box = used[0] >= g.nx && used[1] >= g.ny && used[2] >= g.nz;
         BOOST_TEST(compare_solves(name + ", ILU", ilu, exact, rng, box) == (!g.box || one_box));
         BOOST_TEST(compare_solves(name + ", ICC", icc, exact, rng, box) == (!g.box || one_box));
+        // skewed boxes: a schedule for every stencil
+        BOOST_TEST(compare_solves(name + ", ILU, skewed boxes", ilu, exact, rng, box, true));
+        BOOST_TEST(compare_solves(name + ", ICC, skewed boxes", icc, exact, rng, box, true));
       }
       // wrong guesses: one line of rows (a chain of tiles); a grid one wider
       // than the true one (sheared boxes): right results or no schedule
       compare_solves(name + ", ILU, one line", ilu, GridShape{g.nx * g.ny * g.nz, 1, 1}, rng);
       compare_solves(name + ", ILU, skewed", ilu, GridShape{g.nx + 1, g.ny, g.nz + 1}, rng);
       compare_solves(name + ", ICC, skewed", icc, GridShape{g.nx + 1, g.ny, g.nz + 1}, rng);
+      compare_solves(name + ", ILU, wrong grid, skewed boxes", ilu, GridShape{g.nx + 1, g.ny, g.nz + 1}, rng, {0, 0, 0}, true);
     }
+}
+
+BOOST_AUTO_TEST_CASE(skewed_boxes) {
+  // box stencils in boxes of the skewed coordinates: every row in one tile,
+  // at most tx + ty + tz - 2 rounds a box (a chain inside it lowers one
+  // coordinate a step; 8 for 4 x 4 x 2), and far fewer wavefronts than the
+  // level schedule's levels (27-point 24 x 20 x 16: 23 + 2 * 19 + 4 * 15 + 1
+  // = 122 levels; 9-point 60 x 50: 59 + 2 * 49 + 1 = 158)
+  std::mt19937_64 rng(59);
+  for (const GridCase& g : {GridCase{"27-point 24x20x16", 24, 20, 16, true, 122}, GridCase{"9-point 60x50", 60, 50, 1, true, 158}}) {
+    const TestFactor ilu = make_factor(grid_matrix(g, rng), true, true);
+    const FactorRowsView<double> rows = ilu.rows();
+    const GridShape grid = infer_grid_shape(rows.off, rows.nd, rows.n);
+    BOOST_TEST_REQUIRE((grid.nx == g.nx && grid.ny == g.ny && grid.nz == g.nz));
+    BOOST_TEST(tile_schedules(ilu, grid)[0].empty());  // straight boxes: a cycle
+    const auto tiles = tile_schedules(ilu, grid, {0, 0, 0}, true);
+    const auto levels = factor_schedules(ilu);
+    for (int k = 0; k < kSolveScheduleKinds; ++k) {
+      const TileSchedule& s = tiles[static_cast<std::size_t>(k)];
+      BOOST_TEST_REQUIRE(!s.empty());
+      BOOST_TEST(s.skewed);
+      check_schedule(s, rows.n);
+      BOOST_TEST(levels[static_cast<std::size_t>(k)].nlevels() == g.levels);
+      BOOST_TEST_MESSAGE(g.name << ", kind " << k << ": " << wavefronts(s) << " wavefronts of " << s.ntiles() << " tiles, "
+                                << g.levels << " levels");
+      BOOST_TEST(3 * wavefronts(s) < g.levels);
+    }
+    const std::vector<double> b = random_vector(rows.n, rng);
+    std::vector<double> x(b.size()), ref;
+    BOOST_TEST_REQUIRE(reference_solve(ilu, FactorSolve::IluSolve, b, ref));
+    Index rounds = 0;
+    BOOST_TEST_REQUIRE(hm_factor_solve_by_tiles(rows, FactorSolve::IluSolve, tiles.data(), b.data(), x.data(), &rounds));
+    BOOST_TEST(max_rel_diff(x, ref) <= 1e-15);
+    BOOST_TEST(rounds <= tiles[0].tx + tiles[0].ty + tiles[0].tz - 2);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(seven_point_boxes) {

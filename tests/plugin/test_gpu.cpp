@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -246,6 +247,40 @@ PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType
       PetscInt j = i + d;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* A box stencil's matrix (27 points, 9 when nz = 1) with random values on an
+   nx x ny x nz grid, row x + nx (y + ny z), no coupling out of the grid: its
+   factors' tiles are skewed boxes (straight ones read each other). */
+PetscErrorCode RandomBoxStencil(PetscInt nx, PetscInt ny, PetscInt nz, MatType type, Mat *A)
+{
+  const PetscInt n = nx * ny * nz;
+  PetscInt       rs, re;
+  PetscRandom    rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++) {
+    const PetscInt x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+    for (PetscInt dz = (nz > 1 ? -1 : 0); dz <= (nz > 1 ? 1 : 0); dz++)
+      for (PetscInt dy = -1; dy <= 1; dy++)
+        for (PetscInt dx = -1; dx <= 1; dx++) {
+          if (x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
+          const PetscInt j = i + dx + nx * (dy + ny * dz);
+          PetscScalar    v;
+          PetscCall(PetscRandomGetValue(rnd, &v));
+          PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
+        }
+  }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
@@ -866,6 +901,13 @@ int main(int argc, char **argv)
           PetscCall(MatDestroy(&A));
         }
       }
+  for (MatType type : {MATDIAG, host_check ? MATDIAG : MATDIAGCUDA})
+    for (const std::array<PetscInt, 3> &g : {std::array<PetscInt, 3>{12, 10, 8}, std::array<PetscInt, 3>{40, 30, 1}}) {
+      Mat A;
+      PetscCall(RandomBoxStencil(g[0], g[1], g[2], type, &A));
+      PetscCall(CompareFactorSolves(A, std::string(type) + (g[2] > 1 ? " 27-point " : " 9-point ") + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2])));
+      PetscCall(MatDestroy(&A));
+    }
   if (!host_check) {
     for (MatType type : {MATDIAG, MATDIAGCUDA})
       for (PetscInt n : {1, 17, 1000}) PetscCall(TestCOODevice(n, {-3, -1, 0, 2, 5}, type));

@@ -502,6 +502,7 @@ struct TilesView {
   const int* extra = nullptr;
   unsigned* flags = nullptr;
   unsigned* state = nullptr;
+  bool skewed = false;  // boxes in skewed coordinates (TileSchedule::skewed)
 };
 
 /// x = op(F)^{-1} b for `what` (pdiag::FactorSolve), F a FactorRowsView of

@@ -22,8 +22,18 @@
 // Which stencils: those whose rows read only rows of the same or lower
 // boxes along each axis (5/7-point, and any with only axis-aligned
 // couplings). A 9/27-point stencil's row (x, y) reads (x + 1, y - 1), so two
-// boxes of more than one line read each other: a cycle, no schedule (the
-// level passes run; skewed boxes would fix it and are not built).
+// boxes of more than one line read each other: a cycle. For those the boxes
+// are cut in skewed coordinates (u, v, w) = (x + y + 2z, y + z, z)
+// (tile_space_point): every offset a lower-triangle row of a 9/27-point
+// stencil reads, (dx, dy, dz) with dz < 0, or dz = 0 and dy < 0, or dz = dy
+// = 0 and dx < 0, has du = dx + dy + 2dz <= 0, dv = dy + dz <= 0 and dw =
+// dz <= 0, so a box reads only boxes at or below it along every axis of
+// (u, v, w): no cycle (the upper triangle: all >= 0). The skewed boxes are
+// a parallelepiped's, partly empty at its faces, and u spans nx + ny + 2nz:
+// for n^3 points in 4 x 4 x 2 boxes about 2n wavefronts, where straight
+// boxes take about n for a 7-point stencil (and a 27-point stencil's level
+// schedule about 7n levels), so they are the fallback
+// (hm_factor_tile_schedule's `skewed`; the plugin tries straight boxes first).
 //
 // Correctness does not depend on the grid being right: the schedule lists,
 // for every tile, every other tile that one of its rows reads (from the
@@ -138,13 +148,15 @@ PDIAG_HD constexpr int pass_step_sign() {
 }
 
 /// The tiles of one kind of pass (pdiag::SolveScheduleKind) of a factor:
-/// boxes of tx x ty x tz grid points, tile id = bx + ntx (by + nty bz);
+/// boxes of tx x ty x tz points of the tile space (the grid, or its skewed
+/// coordinates), tile id = bx + ntx (by + nty bz);
 /// order[t] is the tile of ticket t (the order the blocks take them), and
 /// deps[dep_ptr[t] .. dep_ptr[t + 1]) the tickets (all < t) whose rows the
 /// rows of ticket t read. Empty tiles (no row below n) are left out. No
 /// tiles (empty order) for a factor the tiles do not fit.
 struct TileSchedule {
   GridShape grid;
+  bool skewed = false;  // boxes (and origins, tile ids) in tile_space_point's coordinates
   Index tx = 1, ty = 1, tz = 1;
   Index ntx = 0, nty = 0, ntz = 0;
   std::vector<Index> order;
@@ -164,6 +176,18 @@ inline std::array<Index, 3> default_tile_box(const GridShape& g) {
   return {tx, ty, tz};
 }
 
+/// A grid point's coordinates in the tile space: the grid's own, or
+/// skewed (u, v, w) = (x + y + 2z, y + z, z) (see the top); and back.
+PDIAG_HD GridPoint tile_space_point(GridPoint p, bool skewed) {
+  return skewed ? GridPoint{p.x + p.y + 2 * p.z, p.y + p.z, p.z} : p;
+}
+PDIAG_HD GridPoint grid_point_of(GridPoint t, bool skewed) { return skewed ? GridPoint{t.x - t.y - t.z, t.y - t.z, t.z} : t; }
+
+/// The extent of the tile space along each axis.
+inline GridShape tile_space_shape(const GridShape& g, bool skewed) {
+  return skewed ? GridShape{g.nx + g.ny + 2 * g.nz - 3, g.ny + g.nz - 1, g.nz} : g;
+}
+
 namespace detail {
 // row i's terms (counted; the other tiles they read collected): the host's
 // side of the kernel's geometry, without divisions (tile indices of each
@@ -174,13 +198,14 @@ struct TileEdges {
   const GridStep* steps;
   const Index *tile_x, *tile_y, *tile_z;
   Index ntx, nty;
+  bool skewed;
   GridPoint p;
   Index tile;
   int nterms;
   std::vector<Index>* reads;
   void operator()(T, Index, Index k) {
     ++nterms;
-    const GridPoint q = grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny));
+    const GridPoint q = tile_space_point(grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny)), skewed);
     const Index tj = tile_x[q.x] + ntx * (tile_y[q.y] + nty * tile_z[q.z]);
     if (tj != tile && std::find(reads->begin(), reads->end(), tj) == reads->end()) reads->push_back(tj);
   }
@@ -203,19 +228,23 @@ inline std::vector<Index> tile_index_of(Index n, Index t) {
   return v;
 }
 
+// the tiles each tile reads, and which tiles hold rows (used)
 template <SolvePass P, class T>
-bool collect_tile_reads(const FactorRowsView<T>& F, TileSchedule& s, std::vector<std::vector<Index>>& reads) {
+bool collect_tile_reads(const FactorRowsView<T>& F, TileSchedule& s, std::vector<std::vector<Index>>& reads, std::vector<char>& used) {
   const GridShape& g = s.grid;
+  const GridShape space = tile_space_shape(g, s.skewed);
   std::vector<GridStep> steps(static_cast<std::size_t>(F.nd));
   for (Index k = 0; k < F.nd; ++k) steps[static_cast<std::size_t>(k)] = grid_step(F.off[k], g);
-  const std::vector<Index> tx = tile_index_of(g.nx, s.tx), ty = tile_index_of(g.ny, s.ty), tz = tile_index_of(g.nz, s.tz);
-  TileEdges<T, P> e{&g, steps.data(), tx.data(), ty.data(), tz.data(), s.ntx, s.nty, {}, 0, 0, nullptr};
+  const std::vector<Index> tx = tile_index_of(space.nx, s.tx), ty = tile_index_of(space.ny, s.ty), tz = tile_index_of(space.nz, s.tz);
+  TileEdges<T, P> e{&g, steps.data(), tx.data(), ty.data(), tz.data(), s.ntx, s.nty, s.skewed, {}, 0, 0, nullptr};
   Index i = 0;
   for (Index z = 0; z < g.nz; ++z)
     for (Index y = 0; y < g.ny; ++y)
       for (Index x = 0; x < g.nx && i < F.n; ++x, ++i) {
         e.p = {static_cast<int>(x), static_cast<int>(y), static_cast<int>(z)};
-        e.tile = tx[static_cast<std::size_t>(x)] + s.ntx * (ty[static_cast<std::size_t>(y)] + s.nty * tz[static_cast<std::size_t>(z)]);
+        const GridPoint t = tile_space_point(e.p, s.skewed);
+        e.tile = tx[static_cast<std::size_t>(t.x)] + s.ntx * (ty[static_cast<std::size_t>(t.y)] + s.nty * tz[static_cast<std::size_t>(t.z)]);
+        used[static_cast<std::size_t>(e.tile)] = 1;
         e.nterms = 0;
         e.reads = &reads[static_cast<std::size_t>(e.tile)];
         factor_pass_terms<P>(F.off, F.base, F.nd, F.main, F.n, F.val, i, e);
@@ -228,37 +257,36 @@ bool collect_tile_reads(const FactorRowsView<T>& F, TileSchedule& s, std::vector
 }  // namespace detail
 
 /// The tiled schedule of the passes of `kind` of the host factor F on grid
-/// g in boxes of `box` points (default_tile_box(g) if zero); empty if there
-/// is none (see the top). O(rows x diagonals), once per factor.
+/// g in boxes of `box` points (default_tile_box(g) if zero) of the grid, or
+/// of its skewed coordinates (`skewed`, see the top); empty if there is
+/// none. O(rows x diagonals), once per factor.
 template <class T>
 TileSchedule hm_factor_tile_schedule(const FactorRowsView<T>& F, SolveScheduleKind kind, const GridShape& g,
-                                     std::array<Index, 3> box = {0, 0, 0}) {
+                                     std::array<Index, 3> box = {0, 0, 0}, bool skewed = false) {
   TileSchedule s;
   if (F.n <= 0 || F.main < 0 || F.nd > kTileMaxDiagonals || g.nx < 1 || g.ny < 1 || g.nz < 1 || g.nx >= kTileMaxSide ||
       g.ny >= kTileMaxSide || g.nz >= kTileMaxSide || g.nx * g.ny * g.nz < F.n)
     return s;
+  const GridShape space = tile_space_shape(g, skewed);
+  if (space.nx >= kTileMaxSide || space.ny >= kTileMaxSide) return s;  // the kernel's coordinates are 32-bit
   if (box[0] <= 0) box = default_tile_box(g);
   if (box[0] < 1 || box[1] < 1 || box[2] < 1 || box[0] * box[1] * box[2] > kTileMaxRows) return s;
   s.grid = g;
+  s.skewed = skewed;
   s.tx = box[0], s.ty = box[1], s.tz = box[2];
-  s.ntx = (g.nx + s.tx - 1) / s.tx, s.nty = (g.ny + s.ty - 1) / s.ty, s.ntz = (g.nz + s.tz - 1) / s.tz;
+  s.ntx = (space.nx + s.tx - 1) / s.tx, s.nty = (space.ny + s.ty - 1) / s.ty, s.ntz = (space.nz + s.tz - 1) / s.tz;
   const Index nall = s.ntx * s.nty * s.ntz;
   std::vector<std::vector<Index>> reads(static_cast<std::size_t>(nall));
+  std::vector<char> used(static_cast<std::size_t>(nall), 0);  // the tiles holding rows (skewed: many hold none)
   bool ok = false;
   switch (detail::representative_pass(kind)) {
-    case SolvePass::L: ok = detail::collect_tile_reads<SolvePass::L>(F, s, reads); break;
-    case SolvePass::U: ok = detail::collect_tile_reads<SolvePass::U>(F, s, reads); break;
-    case SolvePass::Ut: ok = detail::collect_tile_reads<SolvePass::Ut>(F, s, reads); break;
-    default: ok = detail::collect_tile_reads<SolvePass::Lt>(F, s, reads); break;
+    case SolvePass::L: ok = detail::collect_tile_reads<SolvePass::L>(F, s, reads, used); break;
+    case SolvePass::U: ok = detail::collect_tile_reads<SolvePass::U>(F, s, reads, used); break;
+    case SolvePass::Ut: ok = detail::collect_tile_reads<SolvePass::Ut>(F, s, reads, used); break;
+    default: ok = detail::collect_tile_reads<SolvePass::Lt>(F, s, reads, used); break;
   }
   if (!ok) return TileSchedule{};
-  // the tiles holding rows: a box's smallest row is its corner
-  std::vector<char> used(static_cast<std::size_t>(nall), 0);
-  Index nused = 0;
-  for (Index t = 0; t < nall; ++t) {
-    const Index bx = t % s.ntx, by = (t / s.ntx) % s.nty, bz = t / (s.ntx * s.nty);
-    if (bx * s.tx + g.nx * (by * s.ty + g.ny * bz * s.tz) < F.n) used[static_cast<std::size_t>(t)] = 1, ++nused;
-  }
+  const Index nused = static_cast<Index>(std::count(used.begin(), used.end(), char(1)));
   // Kahn's algorithm: a tile once every tile it reads has a ticket
   std::vector<Index> waiting(static_cast<std::size_t>(nall), 0), rptr(static_cast<std::size_t>(nall) + 1, 0);
   for (Index t = 0; t < nall; ++t) {
@@ -288,7 +316,7 @@ TileSchedule hm_factor_tile_schedule(const FactorRowsView<T>& F, SolveScheduleKi
   return s;
 }
 
-/// The grid point of the corner of tile `tile` (its smallest row).
+/// The corner of tile `tile` in the tile space.
 PDIAG_HD GridPoint tile_origin(Index tile, Index tx, Index ty, Index tz, Index ntx, Index nty) {
   return {static_cast<int>((tile % ntx) * tx), static_cast<int>(((tile / ntx) % nty) * ty), static_cast<int>((tile / (ntx * nty)) * tz)};
 }
@@ -296,26 +324,32 @@ PDIAG_HD GridPoint tile_origin(Index tile, Index tx, Index ty, Index tz, Index n
 /// Slot k (0 .. kTileMaxRows) of a box, k = lx + tx (ly + ty lz).
 PDIAG_HD GridPoint tile_local(int k, int tx, int ty) { return {k % tx, (k / tx) % ty, k / (tx * ty)}; }
 
+/// The grid point at `local` of the box at `origin` (tile-space coordinates).
+PDIAG_HD GridPoint tile_point(GridPoint origin, GridPoint local, bool skewed) {
+  return grid_point_of({origin.x + local.x, origin.y + local.y, origin.z + local.z}, skewed);
+}
+
 /// The row at point `local` of the box at `origin`, -1 past the box, the grid or the rows.
-PDIAG_HD Index tile_row_at(GridPoint origin, GridPoint local, Index n, const GridShape& g, int tz) {
+PDIAG_HD Index tile_row_at(GridPoint origin, GridPoint local, Index n, const GridShape& g, int tz, bool skewed) {
   if (local.z >= tz) return -1;
-  const int x = origin.x + local.x, y = origin.y + local.y, z = origin.z + local.z;
-  if (x >= g.nx || y >= g.ny || z >= g.nz) return -1;
-  const Index i = x + g.nx * (y + g.ny * z);
+  const GridPoint p = tile_point(origin, local, skewed);
+  if (p.x < 0 || p.y < 0 || p.x >= g.nx || p.y >= g.ny || p.z >= g.nz) return -1;
+  const Index i = p.x + g.nx * (p.y + g.ny * p.z);
   return i < n ? i : -1;
 }
 
 /// The slot of grid point q in the box at `origin`, -1 outside it.
-PDIAG_HD int tile_slot_of(GridPoint q, GridPoint origin, int tx, int ty, int tz) {
-  const int lx = q.x - origin.x, ly = q.y - origin.y, lz = q.z - origin.z;
+PDIAG_HD int tile_slot_of(GridPoint q, GridPoint origin, int tx, int ty, int tz, bool skewed) {
+  const GridPoint t = tile_space_point(q, skewed);
+  const int lx = t.x - origin.x, ly = t.y - origin.y, lz = t.z - origin.z;
   if (lx < 0 || lx >= tx || ly < 0 || ly >= ty || lz < 0 || lz >= tz) return -1;
   return lx + tx * (ly + ty * lz);
 }
 
-/// Row k of tile `tile`, or -1 (tile_row_at of its origin and slot k).
-PDIAG_HD Index tile_row(Index tile, Index k, Index n, const GridShape& g, Index tx, Index ty, Index tz, Index ntx, Index nty) {
-  return tile_row_at(tile_origin(tile, tx, ty, tz, ntx, nty), tile_local(static_cast<int>(k), static_cast<int>(tx), static_cast<int>(ty)), n, g,
-                     static_cast<int>(tz));
+/// Row k of ticket t's tile of s, or -1 (tile_row_at of its origin and slot k).
+inline Index tile_row(const TileSchedule& s, Index t, Index k, Index n) {
+  return tile_row_at(tile_origin(s.order[static_cast<std::size_t>(t)], s.tx, s.ty, s.tz, s.ntx, s.nty),
+                     tile_local(static_cast<int>(k), static_cast<int>(s.tx), static_cast<int>(s.ty)), n, s.grid, static_cast<int>(s.tz), s.skewed);
 }
 
 /// The device's form of a schedule: 8 ints per ticket, {ox, oy, oz,
@@ -356,11 +390,13 @@ struct TermList {
   const GridStep* steps;
   GridPoint p, origin;
   int tx, ty, tz;
+  bool skewed;
   std::vector<std::pair<T, Index>> terms;
   std::vector<Index> slots;
   void operator()(T a, Index j, Index k) {
     terms.emplace_back(a, j);
-    slots.push_back(tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny)), origin, tx, ty, tz));
+    slots.push_back(
+        tile_slot_of(grid_move(p, steps[k], pass_step_sign<P>(), static_cast<int>(g->nx), static_cast<int>(g->ny)), origin, tx, ty, tz, skewed));
   }
 };
 
@@ -384,11 +420,11 @@ bool run_pass_by_tiles(const FactorRowsView<T>& F, const TileSchedule& s, const 
     const GridPoint origin = tile_origin(tile, s.tx, s.ty, s.tz, s.ntx, s.nty);
     for (Index k = 0; k < kTileMaxRows; ++k) {
       const GridPoint local = tile_local(static_cast<int>(k), static_cast<int>(s.tx), static_cast<int>(s.ty));
-      row[static_cast<std::size_t>(k)] = tile_row_at(origin, local, F.n, s.grid, static_cast<int>(s.tz));
+      row[static_cast<std::size_t>(k)] = tile_row_at(origin, local, F.n, s.grid, static_cast<int>(s.tz), s.skewed);
       done[static_cast<std::size_t>(k)] = row[static_cast<std::size_t>(k)] < 0;
       TermList<T, P>& tl = terms[static_cast<std::size_t>(k)];
-      tl = TermList<T, P>{&s.grid, steps.data(), {origin.x + local.x, origin.y + local.y, origin.z + local.z}, origin, static_cast<int>(s.tx),
-                          static_cast<int>(s.ty), static_cast<int>(s.tz), {}, {}};
+      tl = TermList<T, P>{&s.grid, steps.data(), tile_point(origin, local, s.skewed), origin, static_cast<int>(s.tx), static_cast<int>(s.ty),
+                          static_cast<int>(s.tz), s.skewed, {}, {}};
       if (row[static_cast<std::size_t>(k)] >= 0) factor_pass_terms<P>(F.off, F.base, F.nd, F.main, F.n, F.val, row[static_cast<std::size_t>(k)], tl);
     }
     std::vector<std::pair<Index, T>> written;

@@ -215,9 +215,12 @@ static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, con
     PetscCall(PetscOptionsGetIntArray(((PetscObject)F)->options, NULL, "-mat_diag_factor_tile_box", box, &nbox, &set));
   }
   PetscCheck(!set || (nbox == 3 && box[0] > 0 && box[1] > 0 && box[2] > 0 && box[0] * box[1] * box[2] <= pdiag::kTileMaxRows), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_factor_tile_box needs three positive sizes with a product of at most %" PetscInt_FMT, (PetscInt)pdiag::kTileMaxRows);
-  /* from the pattern (its marks as the values): the rows each row may read */
+  /* from the pattern (its marks as the values): the rows each row may read;
+     boxes of the grid, else (a 9/27-point stencil's boxes read each other)
+     of its skewed coordinates, which take about twice the wavefronts */
   DiagCallKernel(base = pdiag::hm_diagonal_bases(factor.view()); const pdiag::FactorRowsView<unsigned char> structure{d.n, d.nd, d.main, factor.offsets.data(), base.data(), marks.data()};
-                 s = pdiag::hm_factor_tile_schedule(structure, kind, grid, {set ? (Index)box[0] : 0, (Index)box[1], (Index)box[2]}));
+                 const std::array<Index, 3> boxes{set ? (Index)box[0] : 0, (Index)box[1], (Index)box[2]}; s = pdiag::hm_factor_tile_schedule(structure, kind, grid, boxes);
+                 if (s.empty()) s = pdiag::hm_factor_tile_schedule(structure, kind, grid, boxes, true));
   pdiag::TileRecords rec;
   bool               ok = !s.empty();
   if (ok) DiagCallKernel(ok = pdiag::tile_records(s, rec));
@@ -233,10 +236,10 @@ static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, con
   if (!rec.extra.empty()) DiagCallCUDA(cudaMemcpy(dev + rec.rec.size(), rec.extra.data(), rec.extra.size() * sizeof(int), cudaMemcpyHostToDevice));
   DiagCallCUDA(cudaMemset(d.tile_work[k], 0, (nt + 2) * sizeof(unsigned)));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nidx * sizeof(int))));
-  d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, dev, dev + rec.rec.size(), d.tile_work[k] + 2, d.tile_work[k]};
+  d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, dev, dev + rec.rec.size(), d.tile_work[k] + 2, d.tile_work[k], s.skewed};
   d.have_tiles[k] = true;
-  PetscCall(PetscInfo(F, "diag: tiled schedule %d of the factor on the GPU: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", boxes %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " tiles\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny,
-                      (PetscInt)grid.nz, (PetscInt)s.tx, (PetscInt)s.ty, (PetscInt)s.tz, (PetscInt)s.ntiles()));
+  PetscCall(PetscInfo(F, "diag: tiled schedule %d of the factor on the GPU: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %sboxes %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " tiles\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny,
+                      (PetscInt)grid.nz, s.skewed ? "skewed " : "", (PetscInt)s.tx, (PetscInt)s.ty, (PetscInt)s.tz, (PetscInt)s.ntiles()));
   PetscFunctionReturn(0);
 }
 
