@@ -216,7 +216,7 @@ __device__ __forceinline__ void tile_terms_by_diagonal(const FactorRowsView<T>& 
 // entries are not prefetched: with the rounds' bookkeeping once per tile
 // and the longer flag-wait sleep, the prefetch's instructions cost more
 // than it saved (3.00 ms without it, 3.07 ms with it, at 200 ns).
-template <SolvePass P, int K, bool ByDiagonal, class T>
+template <SolvePass P, int K, bool ByDiagonal, bool Skewed, class T>
 __global__ void __launch_bounds__(kTileMaxRows)
     factor_tile_kernel(FactorRowsView<T> F, const T* in, T* x, TilesView S) {
   static_assert(kTileMaxRows == 32, "a tile is a warp");
@@ -246,15 +246,15 @@ __global__ void __launch_bounds__(kTileMaxRows)
       n1 = __ldg(reinterpret_cast<const int4*>(S.rec) + 2 * tn + 1);
     }
     const GridPoint origin{r0.x, r0.y, r0.z};
-    const GridPoint p = tile_point(origin, local, S.skewed);
-    const Index i = tile_row_at(origin, local, F.n, S.grid, tz, S.skewed);
+    const GridPoint p = tile_point(origin, local, Skewed);
+    const Index i = tile_row_at(origin, local, F.n, S.grid, tz, Skewed);
     // (1) the row's terms: a[q] times x of the box's slot in_box[q], or of
     // the row i + sign off[diagonal[q]] in another box (in_box -1, a != 0)
     T a[K];
     int in_box[K], diagonal[K];
     int nterms = K;
     if constexpr (ByDiagonal) {
-      tile_terms_by_diagonal<P, K>(F, s_off, s_base, s_step, i, p, origin, nx, ny, tx, ty, tz, S.skewed, a, in_box);
+      tile_terms_by_diagonal<P, K>(F, s_off, s_base, s_step, i, p, origin, nx, ny, tx, ty, tz, Skewed, a, in_box);
 #pragma unroll
       for (int q = 0; q < K; ++q) diagonal[q] = static_cast<int>(factor_pass_diagonal<P>(q, F.nd, F.main));
     } else {
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(kTileMaxRows)
       terms.origin = origin;
       terms.nx = nx, terms.ny = ny;
       terms.tx = tx, terms.ty = ty, terms.tz = tz;
-      terms.skewed = S.skewed;
+      terms.skewed = Skewed;
       terms.n = 0;
       if (i >= 0) factor_pass_terms<P>(s_off, s_base, F.nd, F.main, F.n, F.val, i, terms);
       nterms = terms.n;
@@ -344,14 +344,14 @@ __global__ void __launch_bounds__(kTileMaxRows)
 }
 
 // The warps a cooperative launch of the kernel may have (all resident at once).
-template <SolvePass P, int K, bool ByDiagonal, class T>
+template <SolvePass P, int K, bool ByDiagonal, bool Skewed, class T>
 cudaError_t resident_warps(unsigned* warps) {
   static unsigned cached = 0;  // per instantiation; the device does not change under a process's kernels
   if (!cached) {
     int dev = 0, nsm = 0, per_sm = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_tile_kernel<P, K, ByDiagonal, T>, kTileMaxRows, 0);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, factor_tile_kernel<P, K, ByDiagonal, Skewed, T>, kTileMaxRows, 0);
     if (e != cudaSuccess) return e;
     if (nsm < 1 || per_sm < 1) return cudaErrorLaunchOutOfResources;
     cached = static_cast<unsigned>(nsm) * static_cast<unsigned>(per_sm);
@@ -360,10 +360,12 @@ cudaError_t resident_warps(unsigned* warps) {
   return cudaSuccess;
 }
 
+// (skewed boxes a template argument: as a runtime flag its selects cost
+// 1.2% at 257^3, 2.656 / 2.661 ms against 2.626 ms, one H200, PETSc 3.25)
 template <SolvePass P, int K, bool ByDiagonal, class T>
 cudaError_t launch_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, const TilesView& S, cudaStream_t stream) {
   unsigned warps = 0;
-  cudaError_t e = resident_warps<P, K, ByDiagonal, T>(&warps);
+  cudaError_t e = S.skewed ? resident_warps<P, K, ByDiagonal, true, T>(&warps) : resident_warps<P, K, ByDiagonal, false, T>(&warps);
   if (e != cudaSuccess) return e;
   const unsigned blocks = S.ntiles < Index(warps) ? static_cast<unsigned>(S.ntiles) : warps;
   FactorRowsView<T> f = F;
@@ -371,7 +373,8 @@ cudaError_t launch_tile_pass(const FactorRowsView<T>& F, const T* in, T* x, cons
   T* o = x;
   TilesView s = S;
   void* args[] = {&f, &i, &o, &s};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(factor_tile_kernel<P, K, ByDiagonal, T>), dim3(blocks),
+  return cudaLaunchCooperativeKernel((S.skewed ? reinterpret_cast<const void*>(factor_tile_kernel<P, K, ByDiagonal, true, T>)
+                                                : reinterpret_cast<const void*>(factor_tile_kernel<P, K, ByDiagonal, false, T>)), dim3(blocks),
                                      dim3(kTileMaxRows), args, 0, stream);
 }
 
