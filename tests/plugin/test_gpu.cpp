@@ -225,10 +225,12 @@ PetscErrorCode ComparePinnedHalo(Mat A, const std::string &name)
   PetscFunctionReturn(0);
 }
 
-/* A random matrix on the given diagonals, assembled from every rank's rows. */
-PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType type, MatDiagStorage st, Mat *A)
+/* A random matrix on the given diagonals, assembled from every rank's rows:
+   entry (i, i + offs[k]) wherever it lies in the matrix and keep(i, k). */
+template <class Keep>
+PetscErrorCode RandomOnDiagonals(PetscInt n, const std::vector<PetscInt> &offs, MatType type, MatDiagStorage st, Keep keep, Mat *A)
 {
-  PetscInt   rs, re;
+  PetscInt    rs, re;
   PetscRandom rnd;
 
   PetscFunctionBeginUser;
@@ -240,11 +242,11 @@ PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt i = rs; i < re; i++)
-    for (PetscInt d : offs) {
-      PetscScalar v;
-      if (i + d < 0 || i + d >= n) continue;
+    for (std::size_t k = 0; k < offs.size(); k++) {
+      PetscScalar    v;
+      const PetscInt j = i + offs[k];
+      if (j < 0 || j >= n || !keep(i, k)) continue;
       PetscCall(PetscRandomGetValue(rnd, &v));
-      PetscInt j = i + d;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
   PetscCall(PetscRandomDestroy(&rnd));
@@ -253,37 +255,34 @@ PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType
   PetscFunctionReturn(0);
 }
 
+/* A random matrix on the given diagonals, every entry inside the matrix. */
+PetscErrorCode RandomDiag(PetscInt n, const std::vector<PetscInt> &offs, MatType type, MatDiagStorage st, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(RandomOnDiagonals(n, offs, type, st, [](PetscInt, std::size_t) { return true; }, A));
+  PetscFunctionReturn(0);
+}
+
 /* A box stencil's matrix (27 points, 9 when nz = 1) with random values on an
    nx x ny x nz grid, row x + nx (y + ny z), no coupling out of the grid: its
    factors' tiles are skewed boxes (straight ones read each other). */
 PetscErrorCode RandomBoxStencil(PetscInt nx, PetscInt ny, PetscInt nz, MatType type, Mat *A)
 {
-  const PetscInt n = nx * ny * nz;
-  PetscInt       rs, re;
-  PetscRandom    rnd;
+  std::vector<PetscInt>                offs;
+  std::vector<std::array<PetscInt, 3>> steps;
 
   PetscFunctionBeginUser;
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
-  PetscCall(MatSetType(*A, type));
-  PetscCall(MatSetUp(*A));
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
-  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
-  for (PetscInt i = rs; i < re; i++) {
-    const PetscInt x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
-    for (PetscInt dz = (nz > 1 ? -1 : 0); dz <= (nz > 1 ? 1 : 0); dz++)
-      for (PetscInt dy = -1; dy <= 1; dy++)
-        for (PetscInt dx = -1; dx <= 1; dx++) {
-          if (x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
-          const PetscInt j = i + dx + nx * (dy + ny * dz);
-          PetscScalar    v;
-          PetscCall(PetscRandomGetValue(rnd, &v));
-          PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
-        }
-  }
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  for (PetscInt dz = (nz > 1 ? -1 : 0); dz <= (nz > 1 ? 1 : 0); dz++)
+    for (PetscInt dy = -1; dy <= 1; dy++)
+      for (PetscInt dx = -1; dx <= 1; dx++) {
+        offs.push_back(dx + nx * (dy + ny * dz));
+        steps.push_back({dx, dy, dz});
+      }
+  const auto in_grid = [&](PetscInt i, std::size_t k) {
+    const PetscInt x = i % nx + steps[k][0], y = (i / nx) % ny + steps[k][1], z = i / (nx * ny) + steps[k][2];
+    return x >= 0 && x < nx && y >= 0 && y < ny && z >= 0 && z < nz;
+  };
+  PetscCall(RandomOnDiagonals(nx * ny * nz, offs, type, MAT_DIAG_STORAGE_AUTO, in_grid, A));
   PetscFunctionReturn(0);
 }
 
