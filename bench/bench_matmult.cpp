@@ -1,5 +1,5 @@
 static const char help[] = "Times assembly and MatMult of a DMDA stencil operator for two matrix types in the same run.\n"
-                           "  -dim <2,3>  -stencil <star,box>  -n <points per direction>  -coef <random,constant>\n"
+                           "  -dim <2,3>  -stencil <star,box>  -n <points per direction>  -coef <random,constant,symmetric>\n"
                            "  -types <diag,aij>   matrix types to compare (first is ours, second the peer)\n"
                            "  -reps <k>           timed products (median reported)   -csv <file> append results\n"
                            "  -sor                also time MatSOR, one symmetric sweep with a zero initial guess (PCSOR's apply)\n"
@@ -33,7 +33,7 @@ namespace {
 struct Options {
   PetscInt  dim = 3, n = 64, reps = 50;
   PetscInt  random_diagonals = 0; /* > 0: an n x n matrix with this many random diagonals (paper style) instead of a stencil */
-  PetscBool box = PETSC_FALSE, constant = PETSC_FALSE, sor = PETSC_FALSE;
+  PetscBool box = PETSC_FALSE, constant = PETSC_FALSE, symmetric = PETSC_FALSE, sor = PETSC_FALSE;
   PetscInt  sor_reps = 5, ilu_reps = 5;
   PetscBool ilu = PETSC_FALSE;
   char      types[2][64] = {"diag", "aij"};
@@ -75,7 +75,11 @@ PetscErrorCode AssembleStencil(DM da, Mat A, const Options &o)
               if (nz == 0 || (!o.box && nz > 1)) continue;
               const PetscInt ii = i + di, jj = j + dj, kk = k + dk;
               if (ii < 0 || jj < 0 || kk < 0 || ii >= info.mx || jj >= info.my || (o.dim == 3 && kk >= info.mz)) continue;
-              const PetscScalar c = Coef(i, j, k, q, o.constant);
+              /* symmetric: the coupling's value from the pair, named by its
+                 first point (in row order) and the step from it (q, or the
+                 opposite step qmax - q from the neighbour) */
+              const bool        after = o.symmetric && (dk > 0 || (dk == 0 && (dj > 0 || (dj == 0 && di > 0))));
+              const PetscScalar c     = !o.symmetric ? Coef(i, j, k, q, o.constant) : after ? Coef(i, j, k, q, PETSC_FALSE) : Coef(ii, jj, kk, (kz ? 26 : 8) - q, PETSC_FALSE);
               cols.push_back({kk, jj, ii, 0});
               vals.push_back(-c);
               diag += c;
@@ -322,7 +326,9 @@ int main(int argc, char **argv)
     }
   }
   o.box      = std::string(stencil) == "box" ? PETSC_TRUE : PETSC_FALSE;
-  o.constant = std::string(coef) == "constant" ? PETSC_TRUE : PETSC_FALSE;
+  o.constant  = std::string(coef) == "constant" ? PETSC_TRUE : PETSC_FALSE;
+  o.symmetric = std::string(coef) == "symmetric" ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(o.constant || o.symmetric || std::string(coef) == "random", PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-coef must be random, constant or symmetric, not %s", coef);
   da = NULL;
   if (o.random_diagonals == 0) {
     if (o.dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, o.box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR, o.n, o.n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));

@@ -40,25 +40,7 @@ __global__ void __launch_bounds__(kBlock) chebyshev_jacobi_step_symmetric_kernel
   for (Index i = Index(blockIdx.x) * kBlock + threadIdx.x; i < S.n; i += stride) x_new[i] = chebyshev_jacobi_symmetric_entry(S, i, a, x_cur, b, x_old, g, rhs);
 }
 
-// blockIdx.y: the pair; x: its entries.
-template <class T>
-__global__ void __launch_bounds__(kBlock) hm_values_symmetric_kernel(SymmetricHmView<T> S, T rtol, int* mismatch) {
-  const int k = int(blockIdx.y);
-  const Index len = S.n - S.offset[k];
-  const Index stride = Index(gridDim.x) * kBlock;
-  for (Index j = Index(blockIdx.x) * kBlock + threadIdx.x; j < len; j += stride)
-    if (!symmetric_pair(S.upper[k][j], S.lower[k][j], rtol)) *mismatch = 1;
-}
-
 }  // namespace
-
-template <class T>
-cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol, int* mismatch, cudaStream_t stream) {
-  if (S.n <= 0 || S.npairs <= 0) return cudaSuccess;
-  const dim3 grid(grid::blocks_for(S.n, kBlock), unsigned(S.npairs));
-  hm_values_symmetric_kernel<T><<<grid, kBlock, 0, stream>>>(S, rtol, mismatch);
-  return cudaGetLastError();
-}
 
 template <class T>
 cudaError_t chebyshev_jacobi_step_symmetric(const SymmetricHmView<T>& S, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs, T* x_new,
@@ -86,7 +68,6 @@ cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros, cudaStream_
 #define PDIAG_INSTANTIATE_CHEBYSHEV(T)                                                                                                       \
   template cudaError_t chebyshev_jacobi_update<T>(Index, T, const T*, T, const T*, T, const T*, const T*, const T*, T*, cudaStream_t); \
   template cudaError_t jacobi_inverse<T>(Index, T*, unsigned long long*, cudaStream_t);                                                 \
-  template cudaError_t hm_values_symmetric<T>(const SymmetricHmView<T>&, T, int*, cudaStream_t);                                            \
   template cudaError_t chebyshev_jacobi_step_symmetric<T>(const SymmetricHmView<T>&, T, const T*, T, const T*, T, const T*, T*, cudaStream_t);
 PDIAG_INSTANTIATE_CHEBYSHEV(float)
 PDIAG_INSTANTIATE_CHEBYSHEV(double)

@@ -49,7 +49,8 @@ __device__ __forceinline__ Index cdm_wrap(const Layout& L, Index kk) {
 // Diagonal k covers local rows [b, e) (b = lo(d) - r0, e = hi(d) - r0; e <= b
 // when it misses the block) and holds a(r0+il, r0+il+d) at val[va + il] with
 // va = start[k] - b; x is read at xa + il, xa = shift[k] (default r0 + d).
-template <class T>
+// Subtract: y = z - A x (the residual; each term subtracted in turn from z).
+template <class T, bool Subtract>
 __global__ void __launch_bounds__(kBlock)
     hm_spmv_kernel(HmView<const T> A, const T* __restrict__ x, T* y, const T* z, const Index* __restrict__ shift,
                    Index row_lo, Index row_hi) {
@@ -78,7 +79,10 @@ __global__ void __launch_bounds__(kBlock)
       if (active) {
 #pragma unroll 4
         for (int t = 0; t < nc; ++t)
-          if (il >= s_b[t] && il < s_e[t]) acc += val[s_va[t] + il] * __ldg(x + s_xa[t] + il);
+          if (il >= s_b[t] && il < s_e[t]) {
+            if constexpr (Subtract) acc -= val[s_va[t] + il] * __ldg(x + s_xa[t] + il);
+            else acc += val[s_va[t] + il] * __ldg(x + s_xa[t] + il);
+          }
       }
       __syncthreads();  // the chunk's metadata is overwritten next
     }
@@ -225,7 +229,16 @@ cudaError_t hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, cons
                     Index row_lo, Index row_hi, cudaStream_t stream) {
   if (row_lo < 0) return cudaErrorInvalidValue;
   if (!row_range(A.layout.nrows, row_lo, row_hi)) return cudaSuccess;
-  hm_spmv_kernel<T><<<grid_for(row_hi - row_lo), kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
+  hm_spmv_kernel<T, false><<<grid_for(row_hi - row_lo), kBlock, 0, stream>>>(A, x, y, z, shift, row_lo, row_hi);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t hm_residual(const HmView<const nodeduce_t<T>>& A, const T* x, const nodeduce_t<T>* b, T* r, const Index* shift, Index row_lo,
+                        Index row_hi, cudaStream_t stream) {
+  if (row_lo < 0 || !b) return cudaErrorInvalidValue;
+  if (!row_range(A.layout.nrows, row_lo, row_hi)) return cudaSuccess;
+  hm_spmv_kernel<T, true><<<grid_for(row_hi - row_lo), kBlock, 0, stream>>>(A, x, r, b, shift, row_lo, row_hi);
   return cudaGetLastError();
 }
 
@@ -257,6 +270,8 @@ cudaError_t cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, 
 #define PDIAG_INSTANTIATE(T)                                                                                   \
   template cudaError_t hm_spmv<T>(const HmView<const T>&, const T*, T*, const T*, const Index*, Index, Index,  \
                                   cudaStream_t);                                                               \
+  template cudaError_t hm_residual<T>(const HmView<const T>&, const T*, const T*, T*, const Index*, Index,     \
+                                      Index, cudaStream_t);                                                    \
   template cudaError_t hm_spmv_t<T>(const HmView<const T>&, const T*, T*, Index, const T*, const Index*,       \
                                     cudaStream_t);                                                             \
   template cudaError_t cdm_spmv<T>(const CdmView<const T>&, const T*, T*, const T*, const Index*, Index, Index, \

@@ -111,6 +111,33 @@ BOOST_AUTO_TEST_CASE(jacobi_inverse_uses_one_for_zeros) {
 }
 
 
+// The product read through the main and upper diagonals (symmetric.hpp)
+// against hm_spmv over every diagonal: y = A x, y = A x + z, r = b - A x
+// (in place over b), to rounding (another order of the row's terms).
+BOOST_AUTO_TEST_CASE(symmetric_product_equals_hm_spmv) {
+  std::mt19937_64 rng(22);
+  for (bool box : {false, true})
+    for (Index nz : {Index(2), Index(6)}) BOOST_TEST_CONTEXT("box " << box << " nz " << nz) {
+      HmMatrix<double> A = symmetric_stencil(7, 5, nz, box, rng);
+      const Index n = A.layout.nrows;
+      SymmetricHmView<double> S;
+      BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
+      const std::vector<double> x = random_vector(n, rng), z = random_vector(n, rng);
+      std::vector<double> expect(n), got(n);
+      hm_spmv(A.view(), x.data(), expect.data());
+      hm_spmv_symmetric(S, x.data(), got.data());
+      BOOST_TEST(max_rel_diff(got, expect) < 1e-14);
+      hm_spmv(A.view(), x.data(), expect.data(), z.data());
+      hm_spmv_symmetric(S, x.data(), got.data(), 1.0, z.data());
+      BOOST_TEST(max_rel_diff(got, expect) < 1e-14);
+      hm_spmv(A.view(), x.data(), expect.data());
+      for (Index i = 0; i < n; ++i) expect[i] = z[i] - expect[i];
+      got = z;
+      hm_spmv_symmetric(S, x.data(), got.data(), -1.0, got.data());
+      BOOST_TEST(max_rel_diff(got, expect) < 1e-13);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(symmetric_step_equals_product_and_update) {
   std::mt19937_64 rng(21);
   for (bool box : {false, true}) {

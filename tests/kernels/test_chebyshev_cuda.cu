@@ -6,7 +6,8 @@
 // a CUDA device: SKIPPED, exit 77. The fused symmetric step against its
 // CPU reference (7- and 27-point, a zero on the diagonal) and the symmetry
 // check (a symmetric operator; one entry off by rounding: symmetric within
-// a tolerance, not exactly).
+// a tolerance, not exactly). The symmetric product and the fused residual
+// (kernels/src/symmetric.cu, spmv.cu) against their CPU references.
 #define BOOST_TEST_MODULE chebyshev_cuda
 #define BOOST_TEST_NO_MAIN
 #define BOOST_TEST_ALTERNATIVE_INIT_API
@@ -15,10 +16,12 @@
 #include "chebyshev_testing.hpp"
 #include "cuda_testing.hpp"
 #include "pdiag/chebyshev_cuda.hpp"
+#include "pdiag/cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdio>
 
 using namespace pdiag;
@@ -98,6 +101,60 @@ BOOST_AUTO_TEST_CASE(symmetric_step_against_cpu_reference) {
       sync_checked(stream, "hm_values_symmetric, skewed");
       BOOST_TEST(flag.download()[0] == 1);
     }
+}
+
+// cuda::hm_spmv_symmetric (product, product + z, residual in place over b)
+// and cuda::hm_residual (every diagonal read) against the CPU references,
+// 7- and 27-point, below one block and beyond one wave of blocks.
+BOOST_AUTO_TEST_CASE(symmetric_product_and_residual_against_cpu_reference) {
+  std::mt19937_64 rng(14);
+  for (bool box : {false, true})
+    for (const std::array<Index, 3>& g : {std::array<Index, 3>{7, 5, 2}, std::array<Index, 3>{7, 5, 6}, std::array<Index, 3>{101, 100, 120}})
+      BOOST_TEST_CONTEXT("box " << box << " grid " << g[0] << "x" << g[1] << "x" << g[2]) {
+        HmMatrix<double> A = symmetric_stencil(g[0], g[1], g[2], box, rng);
+        const Index n = A.layout.nrows;
+        SymmetricHmView<double> S, dS;
+        BOOST_REQUIRE(symmetric_hm_view(A.view(), &S));
+        DeviceArray<double> d_val(A.val);
+        const HmView<const double> dA{A.layout, A.ndiag(), A.offsets.data(), A.start.data(), d_val.get()};
+        BOOST_REQUIRE(symmetric_hm_view(dA, &dS));
+        const std::vector<double> x = random_vector(n, rng), z = random_vector(n, rng);
+        DeviceArray<double> d_x(x), d_z(z), d_y(std::vector<double>(n, 0.0));
+        std::vector<double> expect(n);
+        hm_spmv_symmetric(S, x.data(), expect.data());
+        PDIAG_CUDA_REQUIRE(cuda::hm_spmv_symmetric(dS, d_x.get(), d_y.get(), 1.0, nullptr, stream));
+        sync_checked(stream, "hm_spmv_symmetric");
+        BOOST_TEST(max_rel_diff(d_y.download(), expect) < 1e-14);
+        hm_spmv_symmetric(S, x.data(), expect.data(), 1.0, z.data());
+        PDIAG_CUDA_REQUIRE(cuda::hm_spmv_symmetric(dS, d_x.get(), d_y.get(), 1.0, d_z.get(), stream));
+        sync_checked(stream, "hm_spmv_symmetric + z");
+        BOOST_TEST(max_rel_diff(d_y.download(), expect) < 1e-14);
+        expect = z;
+        hm_spmv_symmetric(S, x.data(), expect.data(), -1.0, expect.data());
+        DeviceArray<double> d_r(z);  // r over b
+        PDIAG_CUDA_REQUIRE(cuda::hm_spmv_symmetric(dS, d_x.get(), d_r.get(), -1.0, d_r.get(), stream));
+        sync_checked(stream, "hm_spmv_symmetric residual");
+        BOOST_TEST(max_rel_diff(d_r.download(), expect) < 1e-13);
+        // every diagonal read: b - A x against hm_spmv then the subtraction
+        hm_spmv(A.view(), x.data(), expect.data());
+        for (Index i = 0; i < n; ++i) expect[i] = z[i] - expect[i];
+        DeviceArray<Index> d_offs(A.offsets), d_start(A.start);
+        const HmView<const double> dAd{A.layout, A.ndiag(), d_offs.get(), d_start.get(), d_val.get()};  // device metadata (the kernel reads it)
+        DeviceArray<double> d_r2(z);
+        PDIAG_CUDA_REQUIRE(cuda::hm_residual(dAd, d_x.get(), d_r2.get(), d_r2.get(), nullptr, 0, -1, stream));
+        sync_checked(stream, "hm_residual");
+        BOOST_TEST(max_rel_diff(d_r2.download(), expect) < 1e-13);
+        // part of the rows: the others untouched
+        DeviceArray<double> d_r3(z);
+        PDIAG_CUDA_REQUIRE(cuda::hm_residual(dAd, d_x.get(), d_z.get(), d_r3.get(), nullptr, 1, n - 1, stream));
+        sync_checked(stream, "hm_residual, rows 1..n-1");
+        std::vector<double> part = d_r3.download();
+        BOOST_TEST(part[0] == z[0]);
+        BOOST_TEST(part[n - 1] == z[n - 1]);
+        part[0] = expect[0], part[n - 1] = expect[n - 1];
+        BOOST_TEST(max_rel_diff(part, expect) < 1e-13);
+        BOOST_TEST(cuda::hm_residual(dAd, d_x.get(), static_cast<const double*>(nullptr), d_r3.get(), nullptr, 0, -1, stream) == cudaErrorInvalidValue);
+      }
 }
 
 // A constant-coefficient 7-point operator on nx x ny x nz points whose

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -160,6 +161,26 @@ PetscErrorCode CompareProducts(Mat A, const std::string &name)
     PetscCall(MatMultAdd(A, xd, yd, yd));
     e = RelDiff(yd, yh);
     Check(e <= 1e-12, name + " MatMultAdd y==z " + std::to_string(e));
+    PetscCall(MatResidual(A, zh, xh, yh));
+    PetscCall(MatResidual(A, zd, xd, yd));
+    e = RelDiff(yd, yh);
+    Check(e <= 1e-12, name + " MatResidual " + std::to_string(e));
+    PetscCall(MatMult(A, xh, yh));
+    PetscCall(VecAYPX(yh, -1.0, zh));
+    PetscCall(MatResidual(A, zd, xd, yd));
+    e = RelDiff(yd, yh);
+    Check(e <= 1e-12, name + " MatResidual is b - A x " + std::to_string(e));
+    { /* r in b's storage (PETSc's MatResidual without the operation gives 0 there) */
+      Vec rh, rd;
+      PetscCall(VecDuplicate(zh, &rh));
+      PetscCall(VecCopy(zh, rh));
+      PetscCall(Retyped(zh, device_vec, &rd));
+      PetscCall(MatResidual(A, rh, xh, rh));
+      PetscCall(MatResidual(A, rd, xd, rd));
+      Check(RelDiff(rh, yh) <= 1e-12 && RelDiff(rd, yh) <= 1e-12, name + " MatResidual r==b: host " + std::to_string(RelDiff(rh, yh)) + ", device " + std::to_string(RelDiff(rd, yh)));
+      PetscCall(VecDestroy(&rh));
+      PetscCall(VecDestroy(&rd));
+    }
     PetscCall(MatMultTranspose(A, xth, yth));
     PetscCall(MatMultTranspose(A, xtd, ytd));
     e = RelDiff(ytd, yth);
@@ -283,6 +304,118 @@ PetscErrorCode RandomBoxStencil(PetscInt nx, PetscInt ny, PetscInt nz, MatType t
     return x >= 0 && x < nx && y >= 0 && y < ny && z >= 0 && z < nz;
   };
   PetscCall(RandomOnDiagonals(nx * ny * nz, offs, type, MAT_DIAG_STORAGE_AUTO, in_grid, A));
+  PetscFunctionReturn(0);
+}
+
+/* A stencil matrix on an nx x ny x nz grid (7 points, or 27 with box;
+   nz = 1: 5 or 9) whose values are symmetric to the bit: a(i, j) = a(j, i)
+   is a hash of (min(i, j), max(i, j)), the diagonal 1 + the row's
+   couplings (dominant, and not constant). */
+PetscErrorCode SymmetricStencil(PetscInt nx, PetscInt ny, PetscInt nz, bool box, MatType type, Mat *A)
+{
+  PetscInt rs, re;
+
+  PetscFunctionBeginUser;
+  const PetscInt n = nx * ny * nz;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  const auto value = [](PetscInt i, PetscInt j) {
+    const std::uint64_t h = (std::uint64_t)std::min(i, j) * 2654435761u ^ (std::uint64_t)std::max(i, j) * 40503u;
+    return -0.1 - (PetscScalar)(h % 1000) / 1000.0;
+  };
+  for (PetscInt i = rs; i < re; i++) {
+    const PetscInt x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+    PetscScalar    sum = 1.0;
+    for (PetscInt dz = -1; dz <= 1; dz++)
+      for (PetscInt dy = -1; dy <= 1; dy++)
+        for (PetscInt dx = -1; dx <= 1; dx++) {
+          const int      away = (dx != 0) + (dy != 0) + (dz != 0);
+          const PetscInt j    = i + dx + nx * (dy + ny * dz);
+          if (away == 0 || (!box && away > 1) || x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
+          const PetscScalar v = value(i, j);
+          PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
+          sum -= v;
+        }
+    PetscCall(MatSetValues(*A, 1, &i, 1, &i, &sum, INSERT_VALUES)); /* varies: no constant diagonal to compress */
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The device MatMult and MatResidual of a matrix with symmetric values read
+   its main and upper diagonals (one process; event MatDiagSymMult) and give
+   the host's products; not for values symmetric only to rounding, not under
+   MPI, not with -mat_diag_symmetric_product 0. */
+PetscErrorCode TestSymmetricProducts(MatType type)
+{
+  PetscMPIInt size;
+  int         c0, c1;
+  Mat         A, B;
+  Vec         xd, yd, bd;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (int shape = 0; shape < 3; shape++) {
+    const std::string name = std::string(type) + (shape == 0 ? " symmetric 7-point 12x10x9" : shape == 1 ? " symmetric 27-point 9x8x7" : " symmetric 9-point 30x20");
+    PetscCall(SymmetricStencil(shape == 0 ? 12 : shape == 1 ? 9 : 30, shape == 0 ? 10 : shape == 1 ? 8 : 20, shape == 0 ? 9 : shape == 1 ? 7 : 1, shape > 0, type, &A));
+    PetscCall(EventCount("MatDiagSymMult", &c0));
+    PetscCall(CompareProducts(A, name));
+    PetscCall(EventCount("MatDiagSymMult", &c1));
+    /* CompareProducts: per round one MatMult, two MatMultAdd, three MatResidual on the device */
+    if (size == 1) Check(c1 - c0 == 12, name + ": MatMult, MatMultAdd and MatResidual read half the diagonals (" + std::to_string(c1 - c0) + " of 12)");
+    else Check(c1 == c0, name + ": under MPI the products read every diagonal");
+    {
+      Vec xh, yh;
+      PetscCall(HostVecs(A, &xh, &yh));
+      PetscCall(VecSet(xh, 1.0));
+      PetscCall(VecSet(yh, 1.0));
+      PetscCall(Retyped(xh, device_vec, &xd));
+      PetscCall(Retyped(yh, device_vec, &yd));
+      PetscCall(Retyped(yh, device_vec, &bd));
+      PetscCall(VecDestroy(&xh));
+      PetscCall(VecDestroy(&yh));
+    }
+    /* one value off by a rounding: the product reads every diagonal */
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    {
+      PetscInt    rs, re;
+      PetscScalar v;
+      PetscCall(MatGetOwnershipRange(B, &rs, &re));
+      if (rs < re && re - rs > 1) {
+        const PetscInt i = rs + 1, j = rs;
+        PetscCall(MatGetValues(B, 1, &i, 1, &j, &v));
+        v *= 1.0 + 1e-15;
+        PetscCall(MatSetValues(B, 1, &i, 1, &j, &v, INSERT_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(EventCount("MatDiagSymMult", &c0));
+    PetscCall(MatMult(B, xd, yd));
+    PetscCall(MatResidual(B, bd, xd, yd));
+    PetscCall(EventCount("MatDiagSymMult", &c1));
+    Check(c1 == c0, name + ": values symmetric only to rounding: every diagonal read");
+    PetscCall(CompareProducts(B, name + " off by a rounding"));
+    PetscCall(MatDestroy(&B));
+    /* the option turns it off */
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatSetOptionsPrefix(B, "nosym_"));
+    PetscCall(PetscOptionsSetValue(NULL, "-nosym_mat_diag_symmetric_product", "0"));
+    PetscCall(MatSetFromOptions(B));
+    PetscCall(PetscOptionsClearValue(NULL, "-nosym_mat_diag_symmetric_product"));
+    PetscCall(EventCount("MatDiagSymMult", &c0));
+    PetscCall(MatMult(B, xd, yd));
+    PetscCall(MatResidual(B, bd, xd, yd));
+    PetscCall(EventCount("MatDiagSymMult", &c1));
+    Check(c1 == c0, name + ": -mat_diag_symmetric_product 0: every diagonal read");
+    PetscCall(MatDestroy(&B));
+    for (Vec *v : {&xd, &yd, &bd}) PetscCall(VecDestroy(v));
+    PetscCall(MatDestroy(&A));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -907,6 +1040,8 @@ int main(int argc, char **argv)
       PetscCall(CompareFactorSolves(A, std::string(type) + (g[2] > 1 ? " 27-point " : " 9-point ") + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2])));
       PetscCall(MatDestroy(&A));
     }
+  if (!host_check)
+    for (MatType type : {MATDIAG, MATDIAGCUDA}) PetscCall(TestSymmetricProducts(type));
   if (!host_check) {
     for (MatType type : {MATDIAG, MATDIAGCUDA})
       for (PetscInt n : {1, 17, 1000}) PetscCall(TestCOODevice(n, {-3, -1, 0, 2, 5}, type));

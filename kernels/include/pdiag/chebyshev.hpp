@@ -18,6 +18,7 @@
 
 #include "pdiag/cpu.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/symmetric.hpp"
 
 #include <cstddef>
 #include <vector>
@@ -107,68 +108,6 @@ Index jacobi_inverse(Index n, T* d) {
   return zeros;
 }
 
-/// A symmetric square HM matrix read through its main and upper diagonals
-/// only: a(i, i + d_k) = upper[k][i] (i < n - d_k) and, by symmetry,
-/// a(i, i - d_k) = upper[k][i - d_k]. A smoothing step then reads the
-/// values of half the stencil (4 of a 7-point operator's 7 diagonals).
-/// lower[k][j] = a(j + d_k, j) is kept for the symmetry check only (where
-/// the check allows rounding, the step uses a(i - d, i) for a(i, i - d)). The
-/// pointers may be device pointers: the view is built by pointer
-/// arithmetic on the HM metadata.
-template <class T>
-struct SymmetricHmView {
-  static constexpr int kMaxPairs = 16;  // a 27-point stencil has 13
-  Index n = 0;
-  int npairs = 0;
-  Index offset[kMaxPairs] = {};
-  const T* upper[kMaxPairs] = {};
-  const T* lower[kMaxPairs] = {};
-  const T* main = nullptr;
-};
-
-/// The symmetric view of a full square HM matrix whose offsets are 0 and
-/// pairs +-d (at most kMaxPairs), or false. Reads A's offsets and starts
-/// (host arrays), never its values; whether the values are symmetric is
-/// hm_values_symmetric's question.
-template <class T>
-bool symmetric_hm_view(const HmView<const nodeduce_t<T>>& A, SymmetricHmView<T>* S) {
-  const Layout& L = A.layout;
-  if (!L.is_full() || !L.is_square() || A.ndiag % 2 == 0) return false;
-  const Index mid = A.ndiag / 2;
-  if (A.offsets[mid] != 0 || mid > SymmetricHmView<T>::kMaxPairs) return false;
-  SymmetricHmView<T> v;
-  v.n = L.nrows;
-  v.npairs = int(mid);
-  v.main = A.val + A.start[mid];
-  for (Index k = 0; k < mid; ++k) {
-    const Index up = mid + 1 + k, low = mid - 1 - k;  // offsets ascending: +d_k and -d_k
-    if (A.offsets[up] != -A.offsets[low]) return false;
-    v.offset[k] = A.offsets[up];
-    v.upper[k] = A.val + A.start[up];   // lo(+d) = 0
-    v.lower[k] = A.val + A.start[low];  // lo(-d) = d: entry j is a(j + d, j)
-  }
-  *S = v;
-  return true;
-}
-
-/// Whether a stored lower entry l and its upper partner u agree to within
-/// |u - l| <= rtol max(|u|, |l|) (rtol = 0: exactly), every pair. A
-/// Galerkin product P^T A P of a symmetric A is symmetric only to rounding
-/// (its two entries sum the same terms in different orders).
-template <class T>
-PDIAG_HD bool symmetric_pair(T u, T l, T rtol) {
-  const T du = u - l, au = u < T(0) ? -u : u, al = l < T(0) ? -l : l;
-  return (du < T(0) ? -du : du) <= rtol * (au > al ? au : al);
-}
-
-template <class T>
-bool hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol) {
-  for (int k = 0; k < S.npairs; ++k)
-    for (Index j = 0; j + S.offset[k] < S.n; ++j)
-      if (!symmetric_pair(S.upper[k][j], S.lower[k][j], rtol)) return false;
-  return true;
-}
-
 /// Entry i of one step with the product fused in: a x_cur[i] + b x_old[i]
 /// + g dinv_i (rhs[i] - (A x_cur)[i]), A read through S, dinv_i = 1 / a(i, i)
 /// (1 where zero, as jacobi_inverse); x_old may be null (zeros). The row
@@ -178,12 +117,7 @@ bool hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol) {
 template <class T>
 PDIAG_HD T chebyshev_jacobi_symmetric_entry(const SymmetricHmView<T>& S, Index i, T a, const T* x_cur, T b, const T* x_old, T g, const T* rhs) {
   const T d = S.main[i];
-  T s = d * x_cur[i];
-  for (int k = 0; k < S.npairs; ++k) {
-    const Index o = S.offset[k];
-    if (i + o < S.n) s += S.upper[k][i] * x_cur[i + o];
-    if (i >= o) s += S.upper[k][i - o] * x_cur[i - o];
-  }
+  const T s = symmetric_row_sum(S, i, x_cur);
   const T dinv = d == T(0) ? T(1) : T(1) / d;
   T v = g * (dinv * (rhs[i] - s));
   v += a * x_cur[i];

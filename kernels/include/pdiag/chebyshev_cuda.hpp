@@ -8,6 +8,7 @@
 #include "pdiag/chebyshev.hpp"
 #include "pdiag/compress.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/symmetric_cuda.hpp" /* hm_values_symmetric */
 
 #include <cuda_runtime_api.h>
 
@@ -23,12 +24,6 @@ cudaError_t chebyshev_jacobi_update(Index n, T a, const T* x_cur, T b, const T* 
 /// the number of zeros added to it.
 template <class T>
 cudaError_t jacobi_inverse(Index n, T* d, unsigned long long* zeros = nullptr, cudaStream_t stream = nullptr);
-
-/// hm_values_symmetric: *mismatch (a device word) is set to 1 where a
-/// lower entry and its upper partner differ by more than rtol (left alone
-/// otherwise).
-template <class T>
-cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol, int* mismatch, cudaStream_t stream = nullptr);
 
 /// chebyshev_jacobi_step_symmetric (x_cur required; x_new may be x_old).
 template <class T>

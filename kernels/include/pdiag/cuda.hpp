@@ -36,6 +36,14 @@ template <class T>
 cudaError_t hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const nodeduce_t<T>* z = nullptr,
                     const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
 
+/// HM r[il] = b[il] - sum_k a(i, i + d_k) x[il + shift[k]] for local rows il
+/// in [row_lo, row_hi) (PETSc's MatResidual in one pass: A x is not
+/// written). Each term is subtracted from b in hm_spmv's order, so r equals
+/// b minus hm_spmv's y to rounding. b is required; r may alias b, not x.
+template <class T>
+cudaError_t hm_residual(const HmView<const nodeduce_t<T>>& A, const T* x, const nodeduce_t<T>* b, T* r, const Index* shift = nullptr,
+                        Index row_lo = 0, Index row_hi = -1, cudaStream_t stream = nullptr);
+
 /// HM y = A^T x (+ z), y[p] for p in [0, ny), x over the local rows; each
 /// stored a(i, i + d_k) meets y at il + shift[k]. With a null shift ny must
 /// be ncols. Gather form: deterministic, no atomics. y may alias z.
@@ -59,6 +67,10 @@ extern template cudaError_t hm_spmv<double>(const HmView<const double>&, const d
                                             const Index*, Index, Index, cudaStream_t);
 extern template cudaError_t hm_spmv<float>(const HmView<const float>&, const float*, float*, const float*,
                                            const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_residual<double>(const HmView<const double>&, const double*, const double*, double*, const Index*, Index,
+                                                Index, cudaStream_t);
+extern template cudaError_t hm_residual<float>(const HmView<const float>&, const float*, const float*, float*, const Index*, Index, Index,
+                                               cudaStream_t);
 extern template cudaError_t hm_spmv_t<double>(const HmView<const double>&, const double*, double*, Index,
                                               const double*, const Index*, cudaStream_t);
 extern template cudaError_t hm_spmv_t<float>(const HmView<const float>&, const float*, float*, Index, const float*,

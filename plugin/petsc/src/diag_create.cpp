@@ -456,6 +456,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
     }
   }
   PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
+  PetscCall(PetscOptionsBool("-mat_diag_symmetric_product", "On the GPU, on one process, MatMult and MatResidual of a matrix whose values are symmetric read its main and upper diagonals only", "MATDIAG", a->symmetric_product, &a->symmetric_product, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_pinned_halo", "On the GPU under MPI without a CUDA-aware MPI, exchange the ghost columns through pinned host memory, overlapped with the interior rows (false: PETSc's VecScatter)", "MATDIAG", a->pinned_halo, &a->pinned_halo, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   { /* read where they act, at each factorization (diag_factor*.cpp), for any diag matrix: listed here for -help */
@@ -671,7 +672,7 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0, MATDIAG_SymmetricMult = 0;
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -691,6 +692,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagHalo", MAT_CLASSID, &MATDIAG_Halo));
   PetscCall(PetscLogEventRegister("MatDiagPtAPGPU", MAT_CLASSID, &MATDIAG_GalerkinGPU));
   PetscCall(PetscLogEventRegister("MatDiagPtAPQ1", MAT_CLASSID, &MATDIAG_GalerkinQ1));
+  PetscCall(PetscLogEventRegister("MatDiagSymMult", MAT_CLASSID, &MATDIAG_SymmetricMult));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

@@ -12,6 +12,8 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
+#include "pdiag/symmetric_cuda.hpp"
+
 /* PETSc gives each process its GPU (rank % number of visible devices, or
    -device_select) when it initializes its CUDA device, which it does lazily,
    at its first CUDA object. diag may touch CUDA first (a diagcuda matrix
@@ -455,22 +457,62 @@ PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
 }
 
 
-/* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift block `which`. */
-static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi)
+/* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift
+   block `which`; subtract: y = z - A x (HM values on the device only: the
+   callers check). */
+static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi, bool subtract = false)
 {
   const DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
   if (lo >= hi) PetscFunctionReturn(0);
+  PetscCheck(!subtract || (d.hm && !d.compressed), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the fused residual needs the full HM values on the device");
   if (d.compressed) {
     DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else if (d.hm) {
     const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), MatDiagDevStart(d), d.val};
-    DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    if (subtract) DiagCallCUDA(pdiag::cuda::hm_residual(v, x, z, y, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    else DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else {
     const pdiag::CdmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), d.val};
     DiagCallCUDA(pdiag::cuda::cdm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   }
+  PetscFunctionReturn(0);
+}
+
+/* Whether A's device product may read its values through the main and
+   upper diagonals (*S): one process, the full HM values on the device (the
+   compressed form reads less already), offsets 0 and +-d pairs, and every
+   lower value equal to its upper partner to the bit. The values are checked
+   on the device (one read of the paired diagonals, one word back) once per
+   state of the matrix; a product then moves 4 of a 7-point operator's 7
+   diagonals. Rounding: a row sums its terms in another order than hm_spmv. */
+static PetscErrorCode DeviceSymmetricView(Mat A, pdiag::SymmetricHmView<PetscScalar> *S, PetscBool *yes)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  DiagDevice      &d = a->dev;
+  PetscMPIInt      size;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  *yes = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!a->symmetric_product || size > 1 || !d.hm || d.compressed || !d.val || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  const pdiag::HmView<const PetscScalar> view{a->layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), d.val};
+  if (!pdiag::symmetric_hm_view(view, S)) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (state != d.sym_state || d.val != d.sym_val) {
+    int *mismatch, host = 0;
+    DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
+    DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_values_symmetric(*S, PetscScalar(0), mismatch, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
+    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
+    d.sym_state = state, d.sym_val = d.val, d.sym_values = host == 0;
+    if (d.sym_values) PetscCall(PetscInfo(A, "symmetric values: the device MatMult and MatResidual read the main and %d upper diagonals\n", S->npairs));
+  }
+  *yes = d.sym_values ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -498,16 +540,38 @@ PetscErrorCode MatDiagGhostExchangeDevice_Private(Mat A, Vec x)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
+/* y = A x (+ z), or with subtract y = z - A x (z required), on the device;
+   A uploaded by the caller. */
+static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
 {
-  Mat_Diag          *a = (Mat_Diag *)A->data;
-  const PetscScalar *xd, *zd = NULL, *wd;
-  PetscScalar       *yd;
-  PetscMPIInt        size;
+  Mat_Diag                            *a = (Mat_Diag *)A->data;
+  const PetscScalar                   *xd, *zd = NULL, *wd;
+  PetscScalar                         *yd;
+  PetscMPIInt                          size;
+  pdiag::SymmetricHmView<PetscScalar> S;
+  PetscBool                            symmetric;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatDiagDeviceUpload(A));
+  PetscCall(DeviceSymmetricView(A, &S, &symmetric));
+  if (symmetric) {
+    PetscCall(VecCUDAGetArrayRead(x, &xd));
+    if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
+    if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
+    else PetscCall(VecCUDAGetArrayWrite(y, &yd));
+    if (z == y) zd = yd;
+    PetscCall(PetscLogEventBegin(MATDIAG_SymmetricMult, A, x, y, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::hm_spmv_symmetric(S, xd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), zd, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATDIAG_SymmetricMult, A, x, y, 0));
+    PetscCall(VecCUDARestoreArrayRead(x, &xd));
+    if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
+    if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
+    else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
+    PetscFunctionReturn(0);
+  }
   if (size > 1 && !a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A)); /* collective, once per ghost layout */
   const PetscBool pinned = (PetscBool)(size > 1 && a->dev.halo);
   if (size > 1 && !pinned) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
@@ -522,7 +586,7 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   else PetscCall(VecCUDAGetArrayWrite(y, &yd));
   if (z == y) zd = yd;
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie));
+  PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie, subtract));
   PetscCall(PetscLogGpuTimeEnd());
   if (size > 1) {
     if (pinned) {
@@ -533,8 +597,8 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
       PetscCall(VecCUDAGetArrayRead(a->dev.work, &wd));
     }
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib));
-    PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows));
+    PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib, subtract));
+    PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows, subtract));
     PetscCall(PetscLogGpuTimeEnd());
     if (pinned) PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &ww));
     else PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
@@ -544,6 +608,29 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
   else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceUpload(A));
+  PetscCall(DeviceProduct(A, x, z, y, false));
+  PetscFunctionReturn(0);
+}
+
+/* MatResidual r = b - A x in one pass over the vectors (A x is not
+   written), when A's device values are full HM values; *done false
+   otherwise (the compressed form, CDM): the caller computes A x, then
+   b - A x. */
+PetscErrorCode MatResidual_DiagCUDA(Mat A, Vec b, Vec x, Vec r, PetscBool *done)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagDeviceUpload(A));
+  *done = (a->dev.hm && !a->dev.compressed) ? PETSC_TRUE : PETSC_FALSE;
+  if (*done) PetscCall(DeviceProduct(A, x, b, r, true));
   PetscFunctionReturn(0);
 }
 

@@ -48,7 +48,7 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    an upload, device allocations of matrix storage, and the upload of an
    ILU(0)/ICC(0) factor and its level schedules, and the numeric
    factorization on the device (diag_factor_device.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1;
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1, MATDIAG_SymmetricMult;
 
 /* The vectors a MatMult-like product reaches beyond the owned part of x (or
    of y for transposes): gathered into a sequential work vector whose layout
@@ -107,6 +107,12 @@ struct DiagDevice {
   Index              sor_zero_row = -1;
   DiagSorGraph      *sor_graph    = nullptr; /* the sweeps' CUDA graph: dropped with the schedules and device arrays it holds the addresses of */
   int              device    = -1;                    /* the CUDA device PETSc gave this process (-1: not set up yet) */
+  /* MatMult and MatResidual through the main and upper diagonals
+     (-mat_diag_symmetric_product): whether the device values at sym_val,
+     of the matrix's state sym_state, are symmetric to the bit */
+  PetscObjectState   sym_state = -1;
+  const PetscScalar *sym_val   = nullptr;
+  bool               sym_values = false;
 };
 
 struct Mat_Diag {
@@ -120,6 +126,7 @@ struct Mat_Diag {
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
   PetscBool      pinned_halo       = PETSC_TRUE;  /* -mat_diag_pinned_halo: device MatMult's ghost exchange through pinned memory (MPI without CUDA awareness) */
   PetscBool      device_ops        = PETSC_TRUE;  /* -mat_diag_device_ops: MatScale/Shift/AXPY/GetDiagonal/DiagonalScale/ZeroRows on the device */
+  PetscBool      symmetric_product = PETSC_TRUE;  /* -mat_diag_symmetric_product: the device MatMult/MatResidual of a symmetric matrix on one process read its main and upper diagonals */
   PetscBool      device_subdomains = PETSC_FALSE; /* set while PCASM sets up (diag_asm.cpp): MatCreateSubMatrices may return aijcusparse blocks */
 
   /* the local block, in exactly one scheme at a time */
@@ -251,6 +258,7 @@ PETSC_INTERN PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *);
 PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec);
 PETSC_INTERN PetscBool      MatDiagWantsDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatResidual_DiagCUDA(Mat, Vec, Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatDiagDeviceCreate_Private(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat);
@@ -346,6 +354,11 @@ static inline PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec)
 {
   return PETSC_ERR_SUP;
 }
+static inline PetscErrorCode MatResidual_DiagCUDA(Mat, Vec, Vec, Vec, PetscBool *done)
+{
+  *done = PETSC_FALSE;
+  return 0;
+}
 static inline PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat, Vec, Vec, Vec)
 {
   return PETSC_ERR_SUP;
@@ -407,6 +420,7 @@ PETSC_INTERN PetscErrorCode MatDiagGhostExchange_Diag(Mat, Vec);
 PETSC_INTERN PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat, Vec, PetscScalar, Vec);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatResidual_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeAdd_Diag(Mat, Vec, Vec, Vec);
 

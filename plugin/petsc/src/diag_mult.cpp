@@ -316,6 +316,37 @@ PetscErrorCode MatMultAdd_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* r = b - A x. With CUDA vectors and the full HM values on the device, one
+   pass (MatResidual_DiagCUDA: A x is never written, and a symmetric
+   matrix's values are read through half its diagonals); otherwise what
+   PETSc's MatResidual does without the operation, A x and then b - A x
+   (in a vector of its own when r is b, where PETSc's would give 0). */
+PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
+{
+  PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: matrix must be assembled before a product");
+  PetscCheck(x != r, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "x and r must be different vectors");
+  PetscCall(MatDiagCheckVec_Private(x, A->cmap, "x"));
+  PetscCall(MatDiagCheckVec_Private(b, A->rmap, "b"));
+  PetscCall(MatDiagCheckVec_Private(r, A->rmap, "r"));
+  if (!((Mat_Diag *)A->data)->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b) && MatDiagUseDevice_Private(A, r)) PetscCall(MatResidual_DiagCUDA(A, b, x, r, &done));
+  if (done) PetscFunctionReturn(0);
+  if (r == b) { /* b - A x in b's storage: A x needs a vector of its own */
+    Vec ax;
+    PetscCall(VecDuplicate(r, &ax));
+    PetscCall(MatMult(A, x, ax));
+    PetscCall(VecAXPY(r, -1.0, ax));
+    PetscCall(VecDestroy(&ax));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscFunctionReturn(0);
+}
+
 /* y = A^T x (+ z): each process adds its rows' contributions into the
    columns they reach; under MPI those are summed by a reverse scatter. */
 static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)

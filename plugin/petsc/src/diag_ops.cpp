@@ -562,6 +562,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->zeroentries         = MatZeroEntries_Diag;
   ops->mult                = MatMult_Diag;
   ops->multadd             = MatMultAdd_Diag;
+  ops->residual            = MatResidual_Diag;
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
   ops->getdiagonal         = MatGetDiagonal_DiagAny;
