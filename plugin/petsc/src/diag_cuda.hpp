@@ -9,6 +9,7 @@
 #include <petscdevice_cuda.h>
 
 #include "pdiag/cuda.hpp"
+#include "pdiag/symmetric.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -21,6 +22,7 @@
   } while (0)
 
 PetscErrorCode MatDiagDeviceInitialize_Private(void);
+PetscErrorCode MatDiagDeviceValuesSymmetric_Private(const pdiag::SymmetricHmView<PetscScalar> &, PetscReal, PetscBool *);
 
 /* A device buffer of at least n elements of T (contents not kept); *p is
    null, not dangling, if the new allocation fails. */

@@ -480,6 +480,24 @@ static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(0);
 }
 
+/* Whether the values S points at on the device are symmetric to within
+   rtol (pdiag::symmetric_pair; 0: to the bit): one kernel over the pairs,
+   one word back (the stream synchronized). */
+PetscErrorCode MatDiagDeviceValuesSymmetric_Private(const pdiag::SymmetricHmView<PetscScalar> &S, PetscReal rtol, PetscBool *symmetric)
+{
+  int *mismatch, host = 0;
+
+  PetscFunctionBegin;
+  DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
+  DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
+  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(S, (PetscScalar)rtol, mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
+  *symmetric = host ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* Whether A's device product may read its values through the main and
    upper diagonals (*S): one process, the full HM values on the device (the
    compressed form reads less already), offsets 0 and +-d pairs, and every
@@ -502,14 +520,9 @@ static PetscErrorCode DeviceSymmetricView(Mat A, pdiag::SymmetricHmView<PetscSca
   if (!pdiag::symmetric_hm_view(view, S)) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (state != d.sym_state || d.val != d.sym_val) {
-    int *mismatch, host = 0;
-    DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
-    DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
-    DiagCallCUDA(pdiag::cuda::hm_values_symmetric(*S, PetscScalar(0), mismatch, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
-    d.sym_state = state, d.sym_val = d.val, d.sym_values = host == 0;
+    PetscBool symmetric;
+    PetscCall(MatDiagDeviceValuesSymmetric_Private(*S, 0, &symmetric));
+    d.sym_state = state, d.sym_val = d.val, d.sym_values = symmetric == PETSC_TRUE;
     if (d.sym_values) PetscCall(PetscInfo(A, "symmetric values: the device MatMult and MatResidual read the main and %d upper diagonals\n", S->npairs));
   }
   *yes = d.sym_values ? PETSC_TRUE : PETSC_FALSE;
@@ -553,25 +566,7 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(DeviceSymmetricView(A, &S, &symmetric));
-  if (symmetric) {
-    PetscCall(VecCUDAGetArrayRead(x, &xd));
-    if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
-    if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
-    else PetscCall(VecCUDAGetArrayWrite(y, &yd));
-    if (z == y) zd = yd;
-    PetscCall(PetscLogEventBegin(MATDIAG_SymmetricMult, A, x, y, 0));
-    PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::hm_spmv_symmetric(S, xd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), zd, PetscDefaultCudaStream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogEventEnd(MATDIAG_SymmetricMult, A, x, y, 0));
-    PetscCall(VecCUDARestoreArrayRead(x, &xd));
-    if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
-    if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
-    else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
-    PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
-    PetscFunctionReturn(0);
-  }
+  PetscCall(DeviceSymmetricView(A, &S, &symmetric)); /* one process only: its interior [ib, ie) is every row */
   if (size > 1 && !a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A)); /* collective, once per ghost layout */
   const PetscBool pinned = (PetscBool)(size > 1 && a->dev.halo);
   if (size > 1 && !pinned) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
@@ -585,9 +580,17 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
   if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
   else PetscCall(VecCUDAGetArrayWrite(y, &yd));
   if (z == y) zd = yd;
-  PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie, subtract));
-  PetscCall(PetscLogGpuTimeEnd());
+  if (symmetric) {
+    PetscCall(PetscLogEventBegin(MATDIAG_SymmetricMult, A, x, y, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    DiagCallCUDA(pdiag::cuda::hm_spmv_symmetric(S, xd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), zd, PetscDefaultCudaStream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATDIAG_SymmetricMult, A, x, y, 0));
+  } else {
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie, subtract));
+    PetscCall(PetscLogGpuTimeEnd());
+  }
   if (size > 1) {
     if (pinned) {
       PetscCall(MatDiagHaloEnd_Private(A, ww)); /* x's device array is read until here */

@@ -241,14 +241,7 @@ PetscErrorCode SymmetricSetUp(PC pc)
   if (!pdiag::symmetric_hm_view(view, &cj->sym)) PetscFunctionReturn(0);
   if (device) {
 #if defined(PDIAG_PETSC_CUDA)
-    int *mismatch, host = 0;
-    DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
-    DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
-    DiagCallCUDA(pdiag::cuda::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol, mismatch, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
-    symmetric = host ? PETSC_FALSE : PETSC_TRUE;
+    PetscCall(MatDiagDeviceValuesSymmetric_Private(cj->sym, cj->symmetric_rtol, &symmetric));
 #endif
   } else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
   if (!symmetric) {
