@@ -1,9 +1,10 @@
 // CUDA SpMV for compressed HM blocks: constant diagonals with exceptions
 // (DESIGN.md section 4, "Constant diagonals"; format and CPU reference in
 // pdiag/compress.hpp). y = A x (+ z) in two kernels on one stream (the same
-// two passes also run a Chebyshev/Jacobi step with the product inside,
+// two passes also run the residual b - A x, hm_compressed_residual, and a
+// Chebyshev/Jacobi step with the product inside,
 // chebyshev_jacobi_step_compressed: they differ only in what they store,
-// StoreProduct or StoreChebyshevStep):
+// StoreProduct, StoreResidual or StoreChebyshevStep):
 //
 //  - pass 1: the shape of hm_spmv_kernel in spmv.cu (per-diagonal metadata
 //    staged in shared memory in chunks of kBlock diagonals, one thread per
@@ -61,6 +62,20 @@ struct StoreProduct {
   __device__ __forceinline__ void row(Index il, T sum) const { y[il] = sum; }
   __device__ __forceinline__ T exceptions_start(Index il) const { return y[il]; }
   __device__ __forceinline__ void exceptions(Index il, T sum) const { y[il] = sum; }
+};
+
+// The residual r = b - A x (PETSc's MatResidual without A x written): pass
+// 1 stores b minus the row's constant-and-full sum, pass 2 subtracts an
+// exception row's corrections. r may alias b (a row is read and written by
+// one thread).
+template <class T>
+struct StoreResidual {
+  T* r;
+  const T* b;
+  __device__ __forceinline__ T start(Index) const { return T(0); }
+  __device__ __forceinline__ void row(Index il, T sum) const { r[il] = b[il] - sum; }
+  __device__ __forceinline__ T exceptions_start(Index) const { return T(0); }
+  __device__ __forceinline__ void exceptions(Index il, T sum) const { r[il] -= sum; }
 };
 
 template <class T>
@@ -244,6 +259,13 @@ cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T
 }
 
 template <class T>
+cudaError_t hm_compressed_residual(const HmCompressedView<nodeduce_t<T>>& A, const T* x, const nodeduce_t<T>* b, T* r,
+                                   const Index* shift, Index row_lo, Index row_hi, cudaStream_t stream) {
+  if (!b) return cudaErrorInvalidValue;
+  return compressed_passes(A, x, StoreResidual<T>{r, b}, shift, row_lo, row_hi, stream);
+}
+
+template <class T>
 cudaError_t chebyshev_jacobi_step_compressed(const HmCompressedView<T>& A, T a, const T* x_cur, T b, const T* x_old, T g, const T* dinv,
                                              const T* rhs, T* x_new, cudaStream_t stream) {
   if (!A.layout.is_full() || !A.layout.is_square() || !x_cur || x_cur == x_new) return cudaErrorInvalidValue;
@@ -264,6 +286,8 @@ cudaError_t hm_compressed_get_diagonal(const HmCompressedView<nodeduce_t<T>>& A,
 #define PDIAG_INSTANTIATE(T)                                                                                      \
   template cudaError_t hm_compressed_spmv<T>(const HmCompressedView<T>&, const T*, T*, const T*, const Index*, Index, \
                                              Index, cudaStream_t);                                                 \
+  template cudaError_t hm_compressed_residual<T>(const HmCompressedView<T>&, const T*, const T*, T*, const Index*, Index, \
+                                                 Index, cudaStream_t);                                                 \
   template cudaError_t hm_compressed_get_diagonal<T>(const HmCompressedView<T>&, Index, T*, cudaStream_t);              \
   template cudaError_t chebyshev_jacobi_step_compressed<T>(const HmCompressedView<T>&, T, const T*, T, const T*, T, const T*, \
                                                            const T*, T*, cudaStream_t);

@@ -9,7 +9,8 @@
 // row blocks, the offset sets of testing.hpp, the value families of
 // compress_testing.hpp (random: all full; constant: no values at all;
 // stencil-like and mixed: constants with exceptions next to full
-// diagonals); y = A x, y = A x + z, z aliasing y; default, padded and
+// diagonals); y = A x, y = A x + z, z aliasing y, and the residual
+// z - A x (hm_compressed_residual, also in z's storage); default, padded and
 // windowed x addressing; row ranges (middle, open-ended, clamped, empty)
 // with the rows outside them checked bit-identical. Also: more diagonals
 // than one shared-memory chunk, 7-point stencils (64^3 with Dirichlet rows),
@@ -91,6 +92,26 @@ void run(Subject& s, Addr addr, Mode mode, Index lo, Index hi) {
     if ((p < lc || p >= hc) && !(yg[p] == y0[p])) ++touched;
   BOOST_CHECK_MESSAGE(touched == 0, what << ": " << touched << " rows outside [" << lc << ", " << hc << ") changed");
   ++g_runs;
+
+  if (mode != Mode::Plain) {
+    // the residual z - A x (hm_compressed_residual), r in z's storage in Alias mode
+    std::vector<double> ax(static_cast<std::size_t>(m), 0.0);
+    hm_compressed_spmv(s.C.view(), x.data(), ax.data(), nullptr, ad.ptr(), lo, hi);
+    DeviceArray<double> dr(y0);
+    const cudaError_t er = cuda::hm_compressed_residual(s.dev.view(), dx.get(), mode == Mode::WithZ ? dz.get() : dr.get(), dr.get(),
+                                                        ad.use_shift ? ds.get() : nullptr, lo, hi, s.stream);
+    BOOST_REQUIRE_MESSAGE(er == cudaSuccess, what << " residual: launch failed: " << cudaGetErrorString(er));
+    sync_checked(s.stream, (what + " residual").c_str());
+    const std::vector<double> rg = dr.download();
+    std::vector<double> want(w.size());
+    for (Index p = lc; p < hc; ++p) want[p - lc] = z[p] - ax[p];
+    const double rerr = rel_err(std::vector<double>(rg.begin() + lc, rg.begin() + hc), want);
+    BOOST_CHECK_MESSAGE(rerr <= kTol, what << " residual: relative error " << rerr);
+    Index rtouched = 0;
+    for (Index p = 0; p < m; ++p)
+      if ((p < lc || p >= hc) && !(rg[p] == y0[p])) ++rtouched;
+    BOOST_CHECK_MESSAGE(rtouched == 0, what << " residual: " << rtouched << " rows outside [" << lc << ", " << hc << ") changed");
+  }
 
   if (lo == 0 && hi < 0) {
     std::vector<double> yr = y0;
@@ -264,6 +285,8 @@ BOOST_AUTO_TEST_CASE(zero_sizes_and_defaults) {
                     cudaSuccess);
   BOOST_CHECK_EQUAL(cuda::hm_compressed_spmv(dC.view(), dx.get(), dy.get(), nullptr, nullptr, -1, 4, stream),
                     cudaErrorInvalidValue);
+  BOOST_CHECK_EQUAL(cuda::hm_compressed_residual(dC.view(), dx.get(), static_cast<const double*>(nullptr), dy.get(), nullptr, 0, -1, stream),
+                    cudaErrorInvalidValue);  // the residual needs b
   sync_checked(stream, "zero-size calls");
   PDIAG_CUDA_REQUIRE(cudaGetLastError());
   BOOST_CHECK(dy.download() == sentinel);

@@ -453,6 +453,35 @@ PetscErrorCode StencilMatrix(DM da, Mat *Aout)
   PetscFunctionReturn(0);
 }
 
+/* A constant-coefficient operator is compressed on the device (constant
+   diagonals with exceptions): its products equal the host's, and its
+   MatResidual with CUDA vectors is one pass (hm_compressed_residual), not
+   MatMult and VecAYPX (one process and several). */
+PetscErrorCode TestCompressedResidual(DM da)
+{
+  Mat A;
+  Vec x, b, r;
+  int c0, c1;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMSetMatType(da, MATDIAG));
+  PetscCall(StencilMatrix(da, &A));
+  PetscCall(CompareProducts(A, "7-point stencil, constant diagonals with exceptions (compressed on the device)"));
+  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecDuplicate(x, &r));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(b, NULL));
+  PetscCall(EventCount("VecAYPX", &c0));
+  PetscCall(MatResidual(A, b, x, r));
+  PetscCall(MatResidual(A, b, x, b));
+  PetscCall(EventCount("VecAYPX", &c1));
+  Check(c1 == c0, "MatResidual of the compressed stencil matrix with CUDA vectors runs in one pass (" + std::to_string(c1 - c0) + " VecAYPX)");
+  for (Vec *v : {&x, &b, &r}) PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* KSPSolve(ksp, b, x) in a log stage of its own (name made unique), and
    the KSPSolve event's numbers in that stage (time, host<->device copies). */
 PetscErrorCode SolveInOwnStage(KSP ksp, Vec b, Vec x, const std::string &name, PetscEventPerfInfo *info)
@@ -1054,6 +1083,7 @@ int main(int argc, char **argv)
     PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 24, 24, 24, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
     PetscCall(DMSetVecType(da, VECCUDA));
     PetscCall(DMSetUp(da));
+    PetscCall(TestCompressedResidual(da));
     /* copies per iteration: none on one process; under MPI the ghost
        exchange stages through the host (this MPI is not CUDA-aware), and
        diag may copy no more than aijcusparse does */

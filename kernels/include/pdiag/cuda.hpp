@@ -97,6 +97,16 @@ cudaError_t hm_compressed_spmv(const HmCompressedView<nodeduce_t<T>>& A, const T
                                const nodeduce_t<T>* z = nullptr, const Index* shift = nullptr, Index row_lo = 0,
                                Index row_hi = -1, cudaStream_t stream = nullptr);
 
+/// r = b - A x over local rows [row_lo, row_hi) of a compressed block
+/// (MatResidual in hm_compressed_spmv's two passes: A x is never written).
+/// b is required and may alias r; device pointers as hm_compressed_spmv.
+/// Rounding: an exception row subtracts its corrections after the rest of
+/// its sum, where b - (A x) subtracts them together.
+template <class T>
+cudaError_t hm_compressed_residual(const HmCompressedView<nodeduce_t<T>>& A, const T* x, const nodeduce_t<T>* b, T* r,
+                                   const Index* shift = nullptr, Index row_lo = 0, Index row_hi = -1,
+                                   cudaStream_t stream = nullptr);
+
 /// MatGetDiagonal of a compressed block (pdiag::hm_compressed_get_diagonal):
 /// out (device, local rows) gets the main diagonal k0 (its index in
 /// A.offsets; -1: none stored, out zeroed). Bit-identical to the CPU
@@ -110,6 +120,10 @@ extern template cudaError_t hm_compressed_spmv<double>(const HmCompressedView<do
                                                        const double*, const Index*, Index, Index, cudaStream_t);
 extern template cudaError_t hm_compressed_spmv<float>(const HmCompressedView<float>&, const float*, float*,
                                                       const float*, const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_compressed_residual<double>(const HmCompressedView<double>&, const double*, const double*,
+                                                           double*, const Index*, Index, Index, cudaStream_t);
+extern template cudaError_t hm_compressed_residual<float>(const HmCompressedView<float>&, const float*, const float*, float*,
+                                                          const Index*, Index, Index, cudaStream_t);
 extern template cudaError_t hm_compressed_get_diagonal<double>(const HmCompressedView<double>&, Index, double*,
                                                                cudaStream_t);
 extern template cudaError_t hm_compressed_get_diagonal<float>(const HmCompressedView<float>&, Index, float*,

@@ -458,17 +458,18 @@ PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
 
 
 /* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift
-   block `which`; subtract: y = z - A x (HM values on the device only: the
-   callers check). */
+   block `which`; subtract: y = z - A x (HM values on the device, full or
+   compressed, only: the callers check). */
 static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi, bool subtract = false)
 {
   const DiagDevice &d = a->dev;
 
   PetscFunctionBegin;
   if (lo >= hi) PetscFunctionReturn(0);
-  PetscCheck(!subtract || (d.hm && !d.compressed), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the fused residual needs the full HM values on the device");
+  PetscCheck(!subtract || d.hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the fused residual needs HM values on the device");
   if (d.compressed) {
-    DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    if (subtract) DiagCallCUDA(pdiag::cuda::hm_compressed_residual(d.cview, x, z, y, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
+    else DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else if (d.hm) {
     const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), MatDiagDevStart(d), d.val};
     if (subtract) DiagCallCUDA(pdiag::cuda::hm_residual(v, x, z, y, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
@@ -623,16 +624,15 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
 }
 
 /* MatResidual r = b - A x in one pass over the vectors (A x is not
-   written), when A's device values are full HM values; *done false
-   otherwise (the compressed form, CDM): the caller computes A x, then
-   b - A x. */
+   written), when A's device values are HM's (full or compressed); *done
+   false otherwise (CDM): the caller computes A x, then b - A x. */
 PetscErrorCode MatResidual_DiagCUDA(Mat A, Vec b, Vec x, Vec r, PetscBool *done)
 {
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceUpload(A));
-  *done = (a->dev.hm && !a->dev.compressed) ? PETSC_TRUE : PETSC_FALSE;
+  *done = a->dev.hm ? PETSC_TRUE : PETSC_FALSE;
   if (*done) PetscCall(DeviceProduct(A, x, b, r, true));
   PetscFunctionReturn(0);
 }

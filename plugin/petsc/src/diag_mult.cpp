@@ -316,9 +316,9 @@ PetscErrorCode MatMultAdd_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* r = b - A x. With CUDA vectors and the full HM values on the device, one
-   pass (MatResidual_DiagCUDA: A x is never written, and a symmetric
-   matrix's values are read through half its diagonals); otherwise what
+/* r = b - A x. With CUDA vectors and HM values on the device (full or
+   compressed), one pass (MatResidual_DiagCUDA: A x is never written, and a
+   symmetric matrix's values are read through half its diagonals); otherwise what
    PETSc's MatResidual does without the operation, A x and then b - A x
    (in a vector of its own when r is b, where PETSc's would give 0). */
 PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
