@@ -871,9 +871,27 @@ PetscErrorCode TestRowsNormsInfo(const Case &c)
   PetscCall(MatGetInfo(D, MAT_GLOBAL_MAX, &im));
   PetscLogDouble lsum = 0;
   PetscCall(MPIU_Allreduce(&il.nz_used, &lsum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
-  const bool info_ok = id.nz_used >= ia.nz_used && (ia.nz_used == 0 || id.nz_used > 0) && id.nz_used <= (PetscLogDouble)c.M * (PetscLogDouble)c.N && lsum == id.nz_used && im.nz_used <= id.nz_used &&
+  /* nz_used: the entries aij holds (GAMG's operator complexity counts them) */
+  const bool info_ok = id.nz_used == ia.nz_used && id.nz_used <= (PetscLogDouble)c.M * (PetscLogDouble)c.N && lsum == id.nz_used && im.nz_used <= id.nz_used &&
                        id.nz_allocated >= id.nz_used && id.memory >= 0;
   PetscCall(Record(info_ok, c.name, "MatGetInfo", Fmt("nz_used %.0f (aij %.0f, local sum %.0f, max %.0f) of %.0f", id.nz_used, ia.nz_used, lsum, im.nz_used, (double)c.M * c.N)));
+
+#if PDIAG_HAVE_MAT_GET_ROW_SUM_ABS /* PETSc 3.21 and later (PCJACOBI rowl1) */
+  {
+    Vec sd, sa;
+    PetscCall(MatCreateVecs(A, NULL, &sa));
+    PetscCall(VecDuplicate(sa, &sd));
+    PetscCall(MatGetRowSumAbs(A, sa));
+    PetscCall(MatGetRowSumAbs(D, sd));
+    PetscReal e, na;
+    PetscCall(VecNorm(sa, NORM_INFINITY, &na));
+    PetscCall(VecAXPY(sd, -1.0, sa));
+    PetscCall(VecNorm(sd, NORM_INFINITY, &e));
+    PetscCall(Record(e <= 1e-13 * PetscMax(na, 1.0), c.name, "MatGetRowSumAbs", Fmt("max difference %g (aij's largest %g)", (double)e, (double)na)));
+    PetscCall(VecDestroy(&sd));
+    PetscCall(VecDestroy(&sa));
+  }
+#endif
 
 #if PDIAG_HAVE_MAT_MISSING_DIAGONAL /* PETSc 3.25 removed MatMissingDiagonal() */
   /* MatMissingDiagonal: missing exactly when the main diagonal is not stored
@@ -1413,6 +1431,87 @@ PetscErrorCode TestInodeSOR()
   for (Vec *v : {&b, &xd, &xa, &xp}) PetscCall(VecDestroy(v));
   PetscCall(MatDestroy(&D));
   PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* aij's inode options reach diag as they reach aij: read when the matrix is
+   created (so PETSc counts them used), and -mat_no_inode turns diag's SOR of
+   a multi-field operator into point SOR, as it does aij's. */
+PetscErrorCode TestInodeOptions()
+{
+  DaSpec    s;
+  Mat       D, A;
+  Vec       b, xd, xa;
+  PetscBool used = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_no_inode", NULL));
+  s.mx  = 9;
+  s.my  = 7;
+  s.dof = 2;
+  s.st  = DMDA_STENCIL_BOX;
+  PetscCall(BuildDA(s, 11, &D, &A));
+  PetscCall(PetscOptionsUsed(NULL, "mat_no_inode", &used)); /* stored without the dash */
+  PetscCall(Record(used == PETSC_TRUE, "inode options", "-mat_no_inode is read when the matrices are created"));
+  PetscCall(MatShift(D, 20.0));
+  PetscCall(MatShift(A, 20.0));
+  PetscCall(MatCreateVecs(A, &xa, &b));
+  PetscCall(VecDuplicate(xa, &xd));
+  PetscCall(FillVec(b, 5));
+  PetscCall(FillVec(xa, 9));
+  PetscCall(FillVec(xd, 9));
+  PetscCall(MatSOR(A, b, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 2, 1, xa));
+  PetscCall(MatSOR(D, b, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 2, 1, xd));
+  PetscReal e;
+  PetscCall(VecRelDiff(xd, xa, &e));
+  PetscCall(Record(e <= 1e-12, "inode options", "-mat_no_inode: point SOR with both", Fmt("diag against aij %.2e", (double)e)));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_no_inode"));
+  for (Vec *v : {&b, &xd, &xa}) PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* A process without rows (a field or a redistributed system that leaves
+   one out; ksp ex84 of PETSc 3.25): its 0 x 0 block factors by ILU(0) and
+   ICC(0) of the petsc package and solves, as aij's does. */
+PetscErrorCode TestEmptyFactor()
+{
+  Mat D;
+  Vec b, x;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &D));
+  PetscCall(MatSetSizes(D, 0, 0, 0, 0));
+  PetscCall(MatSetType(D, MATSEQDIAG));
+  PetscCall(MatSetUp(D));
+  PetscCall(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(D, &x, &b));
+  for (MatFactorType ft : {MAT_FACTOR_ILU, MAT_FACTOR_ICC}) {
+    Mat           F;
+    IS            row, col;
+    MatFactorInfo info;
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill = 1.0;
+    PetscCall(MatGetOrdering(D, MATORDERINGNATURAL, &row, &col)); /* what PCILU / PCICC pass */
+    PetscCall(MatGetFactor(D, MATSOLVERPETSC, ft, &F));
+    if (ft == MAT_FACTOR_ILU) {
+      PetscCall(MatILUFactorSymbolic(F, D, row, col, &info));
+      PetscCall(MatLUFactorNumeric(F, D, &info));
+    } else {
+      PetscCall(MatICCFactorSymbolic(F, D, row, &info));
+      PetscCall(MatCholeskyFactorNumeric(F, D, &info));
+    }
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(MatSolve(F, b, x));
+    PetscCall(Record(true, "empty factor", Fmt("%s of a 0 x 0 diag matrix, and its solve", ft == MAT_FACTOR_ILU ? "ILU(0)" : "ICC(0)")));
+    PetscCall(MatDestroy(&F));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&D));
   PetscFunctionReturn(0);
 }
 
@@ -2086,6 +2185,8 @@ int main(int argc, char **argv)
   if (want("options")) Run("options", "options", [] { return TestOptions(); });
   if (want("cancelled entries")) Run("cancelled entries", "cancelled entries", [] { return TestCancelledEntries(); });
   if (want("inode SOR")) Run("inode SOR", "inode SOR", [] { return TestInodeSOR(); });
+  if (want("inode options")) Run("inode options", "inode options", [] { return TestInodeOptions(); });
+  if (want("empty factor")) Run("empty factor", "empty factor", [] { return TestEmptyFactor(); });
   if (want("new nonzero location")) Run("new nonzero location", "new nonzero location", [] { return TestNewNonzeroLocation(); });
   if (want("normal QR")) Run("normal QR", "normal QR", [] { return TestNormalQR(); });
   if (want("internal views")) Run("internal views", "internal views", [] { return TestInternalViews(); });

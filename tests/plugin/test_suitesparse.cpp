@@ -143,7 +143,7 @@ PetscErrorCode TestFile(const std::string &path)
     PetscCall(MPIU_Allreduce(&nloc, &nnz, 1, MPIU_REAL, MPI_SUM, PETSC_COMM_WORLD));
     PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &info));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %6d x %-6d nnz %8.0f  storage %-3s  diagonals per process <= %5d (sum %6d)  stored %10.0f  fill %.4f\n", name.c_str(), (int)T.M, (int)T.N, (double)nnz,
-                          st == MAT_DIAG_STORAGE_CDM ? "CDM" : "HM", (int)ndmax, (int)ndsum, info.nz_used, info.nz_used > 0 ? nnz / info.nz_used : 1.0));
+                          st == MAT_DIAG_STORAGE_CDM ? "CDM" : "HM", (int)ndmax, (int)ndsum, info.nz_allocated, info.nz_allocated > 0 ? nnz / info.nz_allocated : 1.0));
   }
 
   Vec x, y1, y2, xt, t1, t2, z;

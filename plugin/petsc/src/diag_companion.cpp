@@ -132,6 +132,27 @@ PetscErrorCode MatDiagAijEntriesMask_Private(Mat A, const Hm &hm, std::vector<un
   PetscFunctionReturn(0);
 }
 
+/* How many local entries an aij matrix of A holds (MatGetInfo's nz_used:
+   GAMG's operator complexity and the views count with it), kept until A's
+   state or nonzero state changes. */
+PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (a->aij_count_state != state || a->aij_count_nzstate != A->nonzerostate) {
+    AijView v;
+    PetscCall(MatDiagAijView(A, true, &v));
+    DiagCallKernel(a->aij_count = pdiag::hm_count_if(*v.hm, v.rule));
+    a->aij_count_state   = state;
+    a->aij_count_nzstate = A->nonzerostate;
+  }
+  *count = a->aij_count;
+  PetscFunctionReturn(0);
+}
+
 /* Whether an aij matrix of A (sequential: a parallel one's diagonal block)
    runs its SOR on "inodes", PETSc's runs of consecutive rows with the same
    columns (multi-field grids, vector FEM problems): seqaij's MatSOR is then
@@ -151,14 +172,9 @@ PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
     *use = a->inode_use;
     PetscFunctionReturn(0);
   }
-  PetscBool no_inode = PETSC_FALSE, no_unroll = PETSC_FALSE;
-  PetscInt  limit    = 5; /* seqaij's default and largest */
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_no_inode", &no_inode, NULL));
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_no_unroll", &no_unroll, NULL));
-  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_inode_limit", &limit, NULL));
-  limit = PetscMin(limit, 5);
-  *use  = PETSC_FALSE;
-  if (!no_inode && !no_unroll && A->rmap->n > 0 && limit > 1) {
+  const PetscInt limit = a->inode_limit; /* aij's options, read at creation (MatDiagInodeOptions) */
+  *use                 = PETSC_FALSE;
+  if (a->inode_allowed && A->rmap->n > 0 && limit > 1) {
     AijEntries         rule;
     const Hm          *hm; /* CDM storage: the HM copy SOR sweeps on, kept per state */
     std::vector<Index> sizes;

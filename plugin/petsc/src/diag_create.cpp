@@ -511,6 +511,26 @@ static PetscErrorCode MatDiagLimitsFromOptions(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* aij's inode options, read when the matrix is created as aij reads them
+   (MatCreate_SeqAIJ_Inode): diag decides with them whether aij would run
+   this matrix's SOR and orderings on inodes, and does the same
+   (MatDiagUsesInodes_Private). */
+static PetscErrorCode MatDiagInodeOptions(Mat A)
+{
+  Mat_Diag *a         = (Mat_Diag *)A->data;
+  PetscBool no_inode  = PETSC_FALSE, no_unroll = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "Options for diag matrix (aij's inode options)", "Mat");
+  PetscCall(PetscOptionsBool("-mat_no_unroll", "Do not optimize for inodes (slower)", NULL, no_unroll, &no_unroll, NULL));
+  PetscCall(PetscOptionsBool("-mat_no_inode", "Do not optimize for inodes -slower-", NULL, no_inode, &no_inode, NULL));
+  PetscCall(PetscOptionsInt("-mat_inode_limit", "Do not use inodes larger than this value", NULL, a->inode_limit, &a->inode_limit, NULL));
+  PetscOptionsEnd();
+  a->inode_allowed = (PetscBool)!(no_unroll || no_inode);
+  a->inode_limit   = PetscMin(a->inode_limit, 5); /* aij's largest */
+  PetscFunctionReturn(0);
+}
+
 /* The diag options of A alone, without PETSc's generic -mat_type handling
    (which would change the type of a matrix being built as diag). */
 PetscErrorCode MatDiagSetFromOptionsOnly_Private(Mat A)
@@ -581,6 +601,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
      preallocation call (which is a no-op for this type). */
   if ((A->rmap->n >= 0 || A->rmap->N >= 0) && (A->cmap->n >= 0 || A->cmap->N >= 0)) PetscCall(MatDiagSetLayout_Private(A));
   PetscCall(MatDiagLimitsFromOptions(A));
+  PetscCall(MatDiagInodeOptions(A));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see diag_companion.cpp */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));

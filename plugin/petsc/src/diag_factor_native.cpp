@@ -320,7 +320,9 @@ PetscErrorCode MatDiagFactorNativeApplies_Private(Mat F, Mat A, const char *pack
   (void)F;
   *native = PETSC_FALSE;
   PetscCall(MatDiagFactorNativeMayApply_Private(A, package, ftype, &may));
-  if (!may || (PetscInt)info->levels != 0 || A->rmap->N != A->cmap->N) PetscFunctionReturn(0);
+  /* an empty block (a process without rows of a field or a redistributed
+     system) has no diagonals to factor on: aij's path handles it */
+  if (!may || (PetscInt)info->levels != 0 || A->rmap->N != A->cmap->N || A->rmap->N == 0) PetscFunctionReturn(0);
   if (row) PetscCall(ISIdentity(row, &identity));
   if (identity && col) PetscCall(ISIdentity(col, &identity));
   if (!identity) PetscFunctionReturn(0);

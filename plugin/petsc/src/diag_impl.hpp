@@ -178,6 +178,11 @@ struct Mat_Diag {
      aij_pattern_nzstate */
   std::vector<Index> aij_rowptr, aij_colidx;
   PetscObjectState   aij_pattern_nzstate = -1;
+  /* how many local entries an aij matrix of this operator holds
+     (MatGetInfo's nz_used), for the object and nonzero states named */
+  Index            aij_count         = 0;
+  PetscObjectState aij_count_state   = -1;
+  PetscObjectState aij_count_nzstate = -1;
 
   /* MPI: the block of owned rows and columns as a seqdiag
      (MatGetDiagonalBlock; bjacobi, local SOR sweeps), refreshed like the companion */
@@ -185,6 +190,9 @@ struct Mat_Diag {
   /* whether aij would run this matrix's SOR on inodes (MatDiagUsesInodes_Private), for the values of inode_state */
   PetscObjectState inode_state = -1;
   PetscBool        inode_use   = PETSC_FALSE;
+  /* aij's inode options, read at creation as aij reads them: -mat_no_inode / -mat_no_unroll, -mat_inode_limit */
+  PetscBool        inode_allowed = PETSC_TRUE;
+  PetscInt         inode_limit   = 5;
   PetscObjectState diag_block_state   = -1;
   PetscObjectState diag_block_nzstate = -1;
 
@@ -459,6 +467,7 @@ PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagLocalCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagAijCSR_Private(Mat, pdiag::Csr<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::vector<unsigned char> *);
+PETSC_INTERN PetscErrorCode MatDiagAijEntryCount_Private(Mat, Index *);
 PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index *, const Index *);
 PETSC_INTERN PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat, PetscInt, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);

@@ -199,6 +199,22 @@ static PetscErrorCode MatNorm_Diag(Mat A, NormType type, PetscReal *nrm)
   PetscFunctionReturn(0);
 }
 
+/* MatGetRowSumAbs (PETSc 3.21 and later; PCJACOBI's -pc_jacobi_type
+   rowl1): sum_j |a_ij| of each owned row, over the stored diagonals (a
+   stored zero adds nothing), the off-process columns included. */
+static PetscErrorCode MatGetRowSumAbs_Diag(Mat A, Vec v)
+{
+  Mat_Diag    *a = (Mat_Diag *)A->data;
+  PetscScalar *va;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagCheckVec_Private(v, A->rmap, "v of MatGetRowSumAbs()"));
+  PetscCall(VecGetArrayWrite(v, &va));
+  WithView(a, [&](auto view) { pdiag::local_abs_row_sums(view, va); });
+  PetscCall(VecRestoreArrayWrite(v, &va));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatGetRow_Diag(Mat A, PetscInt row, PetscInt *nz, PetscInt **idx, PetscScalar **v)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -249,21 +265,27 @@ static PetscErrorCode MatEqual_Diag(Mat A, Mat B, PetscBool *flg)
   PetscFunctionReturn(0);
 }
 
+/* nz_used counts the entries an aij matrix of the operator holds (as
+   aij's, what GAMG's operator complexity and the views count), nz_allocated
+   and memory the stored diagonals (stored zeros included). */
 static PetscErrorCode MatGetInfo_Diag(Mat A, MatInfoType flag, MatInfo *info)
 {
   Mat_Diag      *a = (Mat_Diag *)A->data;
-  PetscLogDouble loc[3], out[3];
+  PetscLogDouble loc[4], out[4];
+  Index          used = 0;
 
   PetscFunctionBegin;
+  if (A->assembled) PetscCall(MatDiagAijEntryCount_Private(A, &used));
   loc[0] = (PetscLogDouble)a->nstored();
   loc[1] = (PetscLogDouble)(a->nstored() * sizeof(PetscScalar));
   loc[2] = (PetscLogDouble)A->num_ass;
-  if (flag == MAT_LOCAL) for (int i = 0; i < 3; i++) out[i] = loc[i];
-  else PetscCall(MPIU_Allreduce(loc, out, 3, MPIU_PETSCLOGDOUBLE, flag == MAT_GLOBAL_MAX ? MPI_MAX : MPI_SUM, PetscObjectComm((PetscObject)A)));
+  loc[3] = (PetscLogDouble)used;
+  if (flag == MAT_LOCAL) for (int i = 0; i < 4; i++) out[i] = loc[i];
+  else PetscCall(MPIU_Allreduce(loc, out, 4, MPIU_PETSCLOGDOUBLE, flag == MAT_GLOBAL_MAX ? MPI_MAX : MPI_SUM, PetscObjectComm((PetscObject)A)));
   info->block_size        = 1.0;
   info->nz_allocated      = out[0];
-  info->nz_used           = out[0];
-  info->nz_unneeded       = 0.0;
+  info->nz_used           = out[3];
+  info->nz_unneeded       = out[0] - out[3];
   info->memory            = out[1];
   info->assemblies        = loc[2];
   info->mallocs           = 0.0;
@@ -579,6 +601,7 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->zerorows            = MatZeroRows_DiagAny;
   ops->zerorowscolumns     = MATDIAG_HOST_OP(MatZeroRowsColumns_Diag);
   MatOpsSetMissingDiagonal_Compat(ops, MATDIAG_HOST_OP(MatMissingDiagonal_Diag));
+  MatOpsSetGetRowSumAbs_Compat(ops, MATDIAG_HOST_OP(MatGetRowSumAbs_Diag));
   ops->setoption           = MatSetOption_Diag;
   ops->duplicate           = MATDIAG_HOST_OP(MatDuplicate_Diag);
   ops->copy                = MATDIAG_HOST_OP(MatCopy_Diag);

@@ -81,6 +81,26 @@ static inline void MatOpsSetMissingDiagonal_Compat(MatOps *ops, Fn fn)
 #endif
 }
 
+/* MatGetRowSumAbs() and its MatOps entry getrowsumabs came with 3.21
+   (PCJACOBI's -pc_jacobi_type rowl1 uses it). */
+#if PETSC_VERSION_GE(3, 21, 0)
+  #define PDIAG_HAVE_MAT_GET_ROW_SUM_ABS 1
+#else
+  #define PDIAG_HAVE_MAT_GET_ROW_SUM_ABS 0
+#endif
+
+/* Sets ops->getrowsumabs where the entry exists (PETSc >= 3.21). */
+template <class MatOps, class Fn>
+static inline void MatOpsSetGetRowSumAbs_Compat(MatOps *ops, Fn fn)
+{
+#if PDIAG_HAVE_MAT_GET_ROW_SUM_ABS
+  ops->getrowsumabs = fn;
+#else
+  (void)ops;
+  (void)fn;
+#endif
+}
+
 /* Mat_Product's destroy callback. 3.18 calls it with the product's data;
    3.25 declares it a PetscCtxDestroyFn and calls it with the address of
    that pointer (MatProductClear: destroy(&product->data)). Both are
