@@ -56,9 +56,11 @@ def write(data, path):
         for h in data["history"]:
             L.append(f"- {h['started']}: `{h['command']}` ({h['runs']} runs)")
         L.append("")
+    ref = "aijcusparse" if data.get("gpu") else "aij"
+    gpu = " `-vec_type cuda -dm_vec_type cuda` (CUDA vectors; the column \"aij\" below is aijcusparse)," if data.get("gpu") else ""
     L.append("Each test of a tutorial's `/*TEST*/` block (loops expanded; at most "
-             f"4 ranks) runs twice: with `-mat_type aij -dm_mat_type aij` and with `-dll_append libpetscdiag.so "
-             f"-mat_type diag -dm_mat_type diag`, both with `-info <file>:mat` (to see whether a diag matrix was "
+             f"4 ranks) runs twice: with `-mat_type {ref} -dm_mat_type {ref}` and with `-dll_append libpetscdiag.so "
+             f"-mat_type diag -dm_mat_type diag`, both with{gpu} `-info <file>:mat` (to see whether a diag matrix was "
              f"created) and a {data.get('timeout')} s limit. Outputs are compared word by word after the test's own "
              f"filter; numbers to rtol {data.get('rtol')}, numbers below {data.get('floor')} x the largest norm or "
              f"below {data.get('abs_floor')} are rounding; a matrix's stored zeros in MatView rows, SuperLU_DIST's "

@@ -14,8 +14,16 @@ NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 INT = re.compile(r"^[-+]?\d+$")
 LAUNCHER_NOISE = re.compile(r"^\[[\w.-]+:\d+\] ")  # "[host:pid] ..." (Open MPI)
 SPLIT = re.compile(r"[\s=,:;()\[\]<>]+")
-TYPE_WORDS = {"seqaij": "@mat", "mpiaij": "@mat", "aij": "@mat", "seqdiag": "@mat", "mpidiag": "@mat", "diag": "@mat"}
+TYPE_WORDS = {t: "@mat" for t in ("seqaij", "mpiaij", "aij", "seqdiag", "mpidiag", "diag", "seqaijcusparse", "mpiaijcusparse",
+                                   "aijcusparse", "seqdiagcuda", "mpidiagcuda", "diagcuda")}
 OUR_OPTIONS = ("dll_append", "libpetscdiag", "-info ", "option -info")
+# PETSc's report of unused options: the header lines depend on how many of
+# the runner's own type options (which the two runs set to different types
+# and use differently) are left; the lines naming a test's own options are
+# compared.
+UNUSED_HEADER = re.compile(r"^WARNING! (There are options you set that were not used!|could be spelling mistake)|"
+                           r"^There (are \d+ unused database options\. They are|is one unused database option\. It is):")
+RUNNER_OPTION_LEFT = re.compile(r"^Option left: name:-(dm_)?(mat|vec)_type ")
 # Monitor lines ("  3 KSP Residual norm ...", "  2 SNES Function norm ...")
 MONITOR = re.compile(r"^\s*\d+\s+(KSP|SNES|TS|TAO|Linear|Nonlinear)\b|^\s*\d+ KSP \w+ resid norm")
 # Lines of timings and storage statistics, printed by some solvers (SuperLU_DIST
@@ -48,6 +56,8 @@ def kept_lines(text):
             skip_indent = indent
             continue
         if any(o in line for o in OUR_OPTIONS) or NOT_COMPARED.search(line):
+            continue
+        if UNUSED_HEADER.match(line) or RUNNER_OPTION_LEFT.match(line):
             continue
         if superlu and SUPERLU_STATS.match(line):
             continue

@@ -10,9 +10,16 @@ folder); each test of its /*TEST*/ block (loops expanded) runs twice, with
 creates a diag matrix, so runs that never create one are told apart).
 Results go to <work>/results.json, the report to <work>/report.md.
 
+With --gpu both runs get CUDA vectors (-vec_type cuda -dm_vec_type cuda)
+and the reference is aijcusparse: what a GPU user of the tutorial would
+type. --prebuilt runs binaries built before into <work>/bin (by a run of
+this script against the same PETSc, which also writes <work>/petsc.json)
+without compiling: for a machine with a GPU but no compiler or PETSc.pc.
+
   run_compat.py [--only REGEX] [--jobs N] [--plugin LIB] [--work DIR]
   run_compat.py --rerun-failed      # only the runs that did not agree last time
   run_compat.py --report            # rebuild the report from results.json
+  run_compat.py --gpu --prebuilt --examples DIR --mpiexec MPIEXEC   # on a GPU machine
 """
 import argparse
 import concurrent.futures
@@ -48,6 +55,8 @@ MATRIX_FREE = re.compile(r"\s-snes_mf(_operator)?(?!\S)(?!\s+(0|false|no)(\s|$))
 # BDDC/FETI-DP, hypre, hyprestruct, kaij, nest, ...) needs that type: it is
 # skipped, as the appended -mat_type aij/diag would break it for both runs.
 REPLACEABLE = re.compile(r"^(seq|mpi)?(aij|baij|sbaij|sell|dense|aijperm|aijcrl|aijsell|aijmkl|baijmkl)$")
+REPLACEABLE_GPU = re.compile(r"^(seq|mpi)?(aijcusparse|aijkokkos|aijhipsparse)$")  # with --gpu
+GPU_VECTORS = ["-vec_type", "cuda", "-dm_vec_type", "cuda"]
 
 
 def sh(cmd, **kw):
@@ -115,11 +124,20 @@ def build(src, exe, cflags, libs, build_requires, conf):
     return reason
 
 
+def prebuilt(exe):
+    """--prebuilt: the binary a run against this PETSc built, or why not."""
+    if os.path.exists(exe):
+        return None
+    return "not built before (--prebuilt)" if not os.path.exists(exe + ".fail") else open(exe + ".fail").read().splitlines()[1]
+
+
 def collect(args, conf):
     """Every run of every tutorial: dicts ready for run_one (or with a
     category already: skipped, not-built)."""
-    cflags, libs, _, _ = petsc_flags()
+    cflags, libs = petsc_flags()[:2] if not args.prebuilt else ([], [])
     unavailable = () if os.environ.get("DISPLAY") else ("x",)
+    if not args.gpu and not gpu_present():  # a CUDA PETSc on a machine without a GPU
+        unavailable += ("cuda",)
     only = re.compile(args.only) if args.only else None
     sources = []
     for d in DIRS:
@@ -151,14 +169,15 @@ def collect(args, conf):
             to_build.append((d, src, exe, breq, mine))
     built = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futs = {pool.submit(build, src, exe, cflags, libs, breq, conf): src for _, src, exe, breq, _ in to_build}
+        futs = {pool.submit(prebuilt, exe) if args.prebuilt else pool.submit(build, src, exe, cflags, libs, breq, conf): src
+                for _, src, exe, breq, _ in to_build}
         for f in concurrent.futures.as_completed(futs):
             built[futs[f]] = f.result()
     for d, src, exe, breq, mine in to_build:
         for t in mine:
             t["exe"] = exe
             t["nsize"] = int(t.get("nsize", "1") or 1) if str(t.get("nsize", "1")).strip().isdigit() else t.get("nsize")
-            reason = skip_reason(t, conf, unavailable)
+            reason = skip_reason(t, conf, unavailable, args.gpu)
             if built[src] and not reason:
                 t.update(category="not-built", detail=built[src])
             elif reason:
@@ -167,7 +186,11 @@ def collect(args, conf):
     return runs
 
 
-def skip_reason(t, conf, unavailable):
+def gpu_present():
+    return shutil.which("nvidia-smi") is not None and sh(["nvidia-smi", "-L"]).returncode == 0
+
+
+def skip_reason(t, conf, unavailable, gpu=False):
     if t.get("parse_error"):
         return "TEST block not parsed: " + t["parse_error"]
     if t.get("TODO"):
@@ -182,7 +205,7 @@ def skip_reason(t, conf, unavailable):
     if "${DATAFILESPATH}" in t.get("args", "") or "DATAFILESPATH" in t.get("filter", ""):
         return "requires: datafilespath"
     for opt, val in re.findall(r"(?:^|\s)-(\w*mat_type)\s+(\S+)", t.get("args", "")):
-        if opt in ("mat_type", "dm_mat_type") and not REPLACEABLE.match(val):
+        if opt in ("mat_type", "dm_mat_type") and not (REPLACEABLE.match(val) or (gpu and REPLACEABLE_GPU.match(val))):
             return f"needs -{opt} {val} (not replaceable by aij/diag)"
         if val == "is" and not opt.endswith("localmat_type"):  # a prefixed MATIS: the appended -mat_type retypes it
             return f"needs -{opt} {val} (MATIS; the appended -mat_type would retype it)"
@@ -205,10 +228,11 @@ def substitute(s, examples, conf):
     return s
 
 
-def command(t, variant, plugin, rundir, mpiexec):
+def command(t, variant, plugin, rundir, mpiexec, gpu=False):
     args = shlex.split(substitute(t.get("args", ""), t["examples"], t["conf"]))
     info = os.path.join(rundir, "info")
-    extra = ["-mat_type", variant, "-dm_mat_type", variant, "-info", info + ":mat"]
+    mtype = "aijcusparse" if gpu and variant == "aij" else variant
+    extra = ["-mat_type", mtype, "-dm_mat_type", mtype, "-info", info + ":mat"]
     if MATRIX_FREE.search(" " + " ".join(args)):
         # -snes_mf(_operator): MatSetFromOptions on the matrix-free Jacobian
         # would turn it into an empty -mat_type matrix (aij crashes so); the
@@ -216,6 +240,8 @@ def command(t, variant, plugin, rundir, mpiexec):
         extra = extra[2:]
     if variant == "diag":
         extra = ["-dll_append", plugin] + extra
+    if gpu:
+        extra += GPU_VECTORS
     return [mpiexec, "--oversubscribe", "-n", str(t["nsize"]), t["exe"], *args, *extra]
 
 
@@ -253,7 +279,7 @@ def run_variant(t, variant, args, env):
     for f in t.get("localrunfiles", "").split() + ["output"]:
         if os.path.exists(os.path.join(srcdir, f)):
             os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
-    cmd = command(t, variant, args.plugin, rundir, args.mpiexec)
+    cmd = command(t, variant, args.plugin, rundir, args.mpiexec, args.gpu)
     rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
     infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))
     both = out + "\n" + err
@@ -361,6 +387,8 @@ def main():
     ap.add_argument("--floor", type=float, default=1e-10, help="numbers below this times the largest norm are rounding")
     ap.add_argument("--abs-floor", type=float, default=1e-12, help="numbers below this are rounding")
     ap.add_argument("--rerun-failed", action="store_true", help="run again only the runs that did not agree last time")
+    ap.add_argument("--resume", action="store_true",
+                    help="run only the runs results.json does not hold yet (a run cut short by a time limit)")
     ap.add_argument("--recompare", action="store_true", help="compare again the outputs kept in results.json (--keep-outputs), then report")
     ap.add_argument("--report", action="store_true", help="only rebuild the report from results.json")
     ap.add_argument("--report-out", default=None, help="the Markdown report (default <work>/report.md)")
@@ -370,6 +398,9 @@ def main():
                     help="do not rerun crashing diag runs under gdb for the crash site")
     ap.add_argument("--keep-runs", action="store_true", help="keep the run folders of agreeing runs too")
     ap.add_argument("--keep-outputs", action="store_true", help="store the outputs of differing runs in the JSON")
+    ap.add_argument("--gpu", action="store_true", help="CUDA vectors in both runs, aijcusparse as the reference")
+    ap.add_argument("--prebuilt", action="store_true",
+                    help="run the binaries in <work>/bin without compiling (PETSc's configuration from <work>/petsc.json)")
     args = ap.parse_args()
     if args.skip_unless_env and not os.environ.get(args.skip_unless_env):
         print(f"skipped: set {args.skip_unless_env}=1 to run the full tutorial comparison (long)")
@@ -402,8 +433,16 @@ def main():
         print(f"report: {report_path}")
         return 0
 
-    cflags, libs, confpath, version = petsc_flags()
-    conf = testblock.read_petscconf(confpath)
+    petsc_json = os.path.join(args.work, "petsc.json")
+    if args.prebuilt:  # the configuration of the PETSc the binaries were built against
+        if not os.path.exists(petsc_json):
+            sys.exit(f"--prebuilt: no {petsc_json} (a run of this script that builds writes it)")
+        saved = json.load(open(petsc_json))
+        conf, version = saved["conf"], saved["version"]
+    else:
+        confpath, version = petsc_flags()[2:]
+        conf = testblock.read_petscconf(confpath)
+        save(petsc_json, {"conf": conf, "version": version})
     args.examples = args.examples or default_examples(version)
     if not args.plugin:
         for p in ("/work/plugin-current/libpetscdiag.so", os.path.join(HERE, "../../build/lib/libpetscdiag.so")):
@@ -426,22 +465,27 @@ def main():
     for t in runs:
         t["examples"], t["conf"] = args.examples, conf
     todo = [t for t in runs if "category" not in t]
-    print(f"{len(runs)} runs: {len(todo)} to run, {len(runs) - len(todo)} skipped or not built; plugin {args.plugin}",
+    resumed = 0
+    if args.resume and previous:
+        done_ids = {r["id"] for r in previous["runs"] if "diag" in r}
+        resumed = sum(t["id"] in done_ids for t in todo)
+        todo = [t for t in todo if t["id"] not in done_ids]
+    print(f"{len(runs)} runs: {len(todo)} to run, {len(runs) - len(todo) - resumed} skipped or not built, {resumed} run before (--resume); plugin {args.plugin}",
           flush=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     keep = {}
-    if previous and (args.rerun_failed or args.only):  # a partial run updates the last results
+    if previous and (args.rerun_failed or args.only or args.resume):  # a partial run updates the last results
         redone = re.compile(args.only) if args.only else None
         # the runs of the selected tests are all redone: drop what they were
         # (a test's runs may be named otherwise now, e.g. after a parser fix)
         keep = {r["id"]: r for r in previous["runs"]
-                if not (redone and redone.search(r["id"]) and not args.rerun_failed)}
+                if not (redone and redone.search(r["id"]) and not args.rerun_failed and not args.resume)}
     results = {t["id"]: {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args",
                                                           "requires", "category", "detail", "note")}
                for t in runs if "category" in t}
     with open(args.plugin, "rb") as f:
         plugin_md5 = hashlib.md5(f.read()).hexdigest()
-    data = {"petsc_version": version, "examples": args.examples, "plugin": args.plugin, "plugin_md5": plugin_md5,
+    data = {"petsc_version": version, "gpu": args.gpu, "examples": args.examples, "plugin": args.plugin, "plugin_md5": plugin_md5,
             "started": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
             "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor, "abs_floor": args.abs_floor,
             "timeout": args.timeout, "runs": []}
