@@ -517,8 +517,8 @@ static PetscErrorCode MatDiagLimitsFromOptions(Mat A)
    (MatDiagUsesInodes_Private). */
 static PetscErrorCode MatDiagInodeOptions(Mat A)
 {
-  Mat_Diag *a         = (Mat_Diag *)A->data;
-  PetscBool no_inode  = PETSC_FALSE, no_unroll = PETSC_FALSE;
+  Mat_Diag *a        = (Mat_Diag *)A->data;
+  PetscBool no_inode = PETSC_FALSE, no_unroll = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "Options for diag matrix (aij's inode options)", "Mat");
