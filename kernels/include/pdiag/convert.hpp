@@ -256,13 +256,8 @@ std::vector<unsigned char> hm_entry_mask(const HmMatrix<T>& A, Keep&& keep) {
 /// hm_entry_mask, without the mask).
 template <class T, class Keep>
 Index hm_count_if(const HmMatrix<T>& A, Keep&& keep) {
-  const Layout& L = A.layout;
   Index n = 0;
-  for (Index k = 0; k < A.ndiag(); ++k) {
-    const Index d = A.offsets[k];
-    for (Index i = L.lo(d); i < L.hi(d); ++i)
-      if (keep(i, i + d, A.val[static_cast<std::size_t>(A.start[k] + i - L.lo(d))])) ++n;
-  }
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T&) { ++n; }, [](Index) {});
   return n;
 }
 
