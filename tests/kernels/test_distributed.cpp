@@ -128,3 +128,53 @@ BOOST_AUTO_TEST_CASE(reported_pattern) {
         }
       }
 }
+
+// hm_split_sparse_remote on rows [10, 30) of a 60 x 60 block owning columns
+// [10, 30): dense diagonals stay in the passes (one of them reaching other
+// processes), a sparse diagonal inside the owned columns too; sparse
+// diagonals with a nonzero outside them are listed; an all-zero one
+// reaching outside is in neither (unknown). Passes plus listed entries give
+// hm_spmv's product.
+BOOST_AUTO_TEST_CASE(split_sparse_remote) {
+  const Layout L = Layout::block(60, 60, 10, 20);
+  HmMatrix<double> A(L, {-7, -1, 0, 1, 5, 20, 25, 33});
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  for (Index d : {-1, 0, 1, 20})
+    for (Index i = L.lo(d); i < L.hi(d); ++i) *A.find(i, i + d) = u(rng);
+  *A.find(15, 20) = u(rng);  // d = 5, owned column
+  *A.find(12, 37) = u(rng);  // d = 25, one entry, remote
+  *A.find(11, 44) = u(rng);  // d = 33, two entries, remote
+  *A.find(14, 47) = u(rng);
+  const DiagonalSplit s = hm_split_sparse_remote(A.view(), 10, 30, 8);
+  std::vector<Index> passed;
+  for (Index k : s.passes) passed.push_back(A.offsets[static_cast<std::size_t>(k)]);
+  BOOST_TEST(passed == (std::vector<Index>{-1, 0, 1, 5, 20}), boost::test_tools::per_element());
+  BOOST_TEST(s.unknown);
+  BOOST_TEST(s.listed.rows == (std::vector<Index>{1, 2, 4}), boost::test_tools::per_element());
+  BOOST_TEST(s.listed.ptr == (std::vector<Index>{0, 1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(s.listed.cols == (std::vector<Index>{44, 37, 47}), boost::test_tools::per_element());
+  // the product: passes over the passed diagonals' view, then the list (x global)
+  std::vector<Index> offs, start;
+  for (Index k : s.passes) {
+    offs.push_back(A.offsets[static_cast<std::size_t>(k)]);
+    start.push_back(A.start[static_cast<std::size_t>(k)]);
+  }
+  const HmView<const double> passes{L, Index(offs.size()), offs.data(), start.data(), A.val.data()};
+  const std::vector<double> x = random_vector(L.ncols, rng);
+  std::vector<double> ref(L.nrows, 0.0), y(L.nrows, 0.0), r(L.nrows, 1.0);
+  hm_spmv(A.view(), x.data(), ref.data());
+  hm_spmv(passes, x.data(), y.data());
+  const ListedEntries& l = s.listed;
+  listed_spmv_add(Index(l.rows.size()), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), A.val.data(), x.data(), y.data());
+  BOOST_TEST(rel_err(y, ref) <= kTol);
+  // sign -1: what a residual subtracts
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = 1.0 - y[i];
+  std::vector<double> r2(L.nrows, 1.0);
+  hm_spmv(passes, x.data(), y.data());
+  for (std::size_t i = 0; i < r2.size(); ++i) r2[i] = 1.0 - y[i];
+  listed_spmv_add(Index(l.rows.size()), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), A.val.data(), x.data(), r2.data(), -1.0);
+  BOOST_TEST(rel_err(r2, r) <= kTol);
+  // a fill ratio below 1 is refused
+  BOOST_CHECK_THROW(hm_split_sparse_remote(A.view(), 10, 30, 0), FormatError);
+}

@@ -26,6 +26,7 @@
 #include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
 #include "pdiag/cuda.hpp"
+#include "pdiag/listed_cuda.hpp"
 #include "pdiag/ops.hpp"
 #include "testing.hpp"
 
@@ -491,6 +492,41 @@ BOOST_AUTO_TEST_CASE(coo_scatter_add) {
       BOOST_REQUIRE_MESSAGE(std::abs(got[p] - val[p]) <= 1e-13 * std::abs(val[p]), "n=" << n << " slot " << p << ": " << got[p] << " vs " << val[p]);
   }
   BOOST_CHECK(pdiag::cuda::scatter_add<double>(nullptr, nullptr, nullptr, -1, stream) == cudaErrorInvalidValue);
+}
+
+// Listed entries (the couplings a distributed block's passes leave out)
+// against the CPU reference, sign +1 and -1, rows with one and with several
+// entries, more rows than one block; rows not listed keep their sentinels.
+BOOST_AUTO_TEST_CASE(listed_entries) {
+  for (Index nrows : {Index(0), Index(1), Index(300), Index(70000)}) {
+    std::vector<Index> rows, ptr{0}, pos, cols;
+    const Index ny = 2 * nrows + 3, nw = 97, nval = 500;
+    for (Index q = 0; q < nrows; ++q) {
+      rows.push_back(2 * q + 1);
+      for (Index e = 0; e < 1 + q % 4; ++e) {
+        pos.push_back((q * 31 + e * 7) % nval);
+        cols.push_back((q * 13 + e * 5) % nw);
+      }
+      ptr.push_back(Index(pos.size()));
+    }
+    std::vector<double> val(nval), w(nw), y(ny);
+    for (Index p = 0; p < nval; ++p) val[p] = 0.5 + double((p * 7919) % 101) / 37.0;
+    for (Index p = 0; p < nw; ++p) w[p] = 1.0 - double((p * 104729) % 89) / 41.0;
+    for (Index p = 0; p < ny; ++p) y[p] = 3.0 + double(p % 17);
+    for (double sign : {1.0, -1.0}) {
+      DeviceArray<Index> drows(rows), dptr(ptr), dpos(pos), dcols(cols);
+      DeviceArray<double> dval(val), dw(w), dy(y);
+      PDIAG_CUDA_REQUIRE(pdiag::cuda::listed_spmv_add(nrows, drows.get(), dptr.get(), dpos.get(), dcols.get(), dval.get(), dw.get(), dy.get(), sign, stream));
+      sync_checked(stream, "listed_spmv_add");
+      std::vector<double> ref(y);
+      pdiag::listed_spmv_add(nrows, rows.data(), ptr.data(), pos.data(), cols.data(), val.data(), w.data(), ref.data(), sign);
+      const std::vector<double> got = dy.download();
+      for (Index p = 0; p < ny; ++p)
+        BOOST_REQUIRE_MESSAGE(std::abs(got[p] - ref[p]) <= 1e-13 * std::abs(ref[p]), "nrows=" << nrows << " y[" << p << "]: " << got[p] << " vs " << ref[p]);
+      for (Index p = 0; p < ny; p += 2) BOOST_REQUIRE_EQUAL(got[p], y[p]); // not listed: untouched
+    }
+  }
+  BOOST_CHECK(pdiag::cuda::listed_spmv_add<double>(-1, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 1.0, stream) == cudaErrorInvalidValue);
 }
 
 // Element-wise operations on stored values (MatScale, MatShift, MatAXPY on

@@ -359,14 +359,14 @@ std::vector<Index> cdm_nonzero_offsets(const CdmMatrix<T>& C) {
 /// becomes diagonal d + row_begin - c0. Diagonals that miss the columns are
 /// left out; every other entry is copied (stored zeros included).
 template <class T>
-HmMatrix<T> hm_column_block(const HmMatrix<T>& A, Index c0, Index c1) {
+HmMatrix<T> hm_column_block(const HmMatrix<T>& A, Index c0, Index c1, const std::vector<Index>* keep = nullptr) {
   const Layout& L = A.layout;
   if (c0 < 0 || c1 < c0 || c1 > L.ncols) throw FormatError("column block outside the matrix");
   const Layout B = Layout::rect(L.nrows, c1 - c0);
   const Index shift = L.row_begin - c0;  // block offset = global offset + shift
   std::vector<Index> offs;
   for (Index d : A.offsets)
-    if (B.length(d + shift) > 0) offs.push_back(d + shift);
+    if (B.length(d + shift) > 0 && (!keep || std::binary_search(keep->begin(), keep->end(), d + shift))) offs.push_back(d + shift);
   HmMatrix<T> out(B, offs);
   const auto a = A.view();
   for (Index k = 0; k < out.ndiag(); ++k) {
@@ -377,6 +377,23 @@ HmMatrix<T> hm_column_block(const HmMatrix<T>& A, Index c0, Index c1) {
               out.val.begin() + out.start[k]);
   }
   return out;
+}
+
+/// hm_column_block keeping only the block's main diagonal and the diagonals
+/// that hold one of the positions (rows[e], cols[e]) of the block (its
+/// numbering): a distributed block's diagonals with nothing of the pattern
+/// in the owned columns (a process grid of unequal widths couples each
+/// boundary line through a diagonal of its own, whose entries all lie in
+/// other processes' columns) are left out, as aij's diagonal block has none.
+template <class T>
+HmMatrix<T> hm_column_block_of_pattern(const HmMatrix<T>& A, Index c0, Index c1, const std::vector<Index>& rows,
+                                       const std::vector<Index>& cols) {
+  if (rows.size() != cols.size()) throw FormatError("hm_column_block_of_pattern: rows and cols differ in length");
+  std::vector<Index> keep{0};
+  for (std::size_t e = 0; e < rows.size(); ++e) keep.push_back(cols[e] - rows[e]);
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  return hm_column_block(A, c0, c1, &keep);
 }
 
 /// The HM diagonals a CDM block keeps when it goes back to HM storage: the

@@ -292,4 +292,19 @@ void cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const noded
   }
 }
 
+/// y[rows[q]] += sign * sum over e in [ptr[q], ptr[q + 1]) of val[pos[e]] *
+/// w[cols[e]]: entries listed by row (pdiag::ListedEntries) and read through
+/// their positions in a value array, for the couplings that a distributed
+/// block's diagonal passes leave out (pdiag/distributed.hpp). Each row's sum
+/// is formed first, then added.
+template <class T>
+void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Index* pos, const Index* cols,
+                     const nodeduce_t<T>* val, const T* w, T* y, nodeduce_t<T> sign = T(1)) {
+  for (Index q = 0; q < nrows; ++q) {
+    T sum = T(0);
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += val[pos[e]] * w[cols[e]];
+    y[rows[q]] += sign * sum;
+  }
+}
+
 }  // namespace pdiag

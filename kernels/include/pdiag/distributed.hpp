@@ -122,6 +122,78 @@ GhostPlan hm_ghost_plan(const HmView<T>& A, Index c0, Index c1) {
   return g;
 }
 
+// ---- sparsely filled diagonals that reach other processes --------------------
+
+/// Entries applied one by one instead of by diagonal passes: rows are local
+/// rows (ascending, unique), entries ptr[q] .. ptr[q + 1] belong to rows[q];
+/// pos[e] is an entry's position in the block's value array and cols[e] its
+/// column (global, or wherever a caller maps it).
+struct ListedEntries {
+  std::vector<Index> rows, ptr{0}, pos, cols;
+  Index size() const { return static_cast<Index>(pos.size()); }
+};
+
+/// Which diagonals of a distributed block its products pass over row by row
+/// (`passes`: indices k, ascending) and which entries they leave to a list.
+/// A process grid whose neighbours have other widths (a DMDA of 1025 points
+/// split 513 + 512) couples each boundary grid line to its neighbour through
+/// an offset of its own: hundreds of diagonals holding one entry each, which
+/// row passes would read in full. A diagonal d != 0 is listed when it holds
+/// at most length / fill_ratio nonzeros and one of them lies outside the
+/// owned columns [c0, c1); `listed` holds the nonzeros of those diagonals.
+/// A diagonal d != 0 reaching other processes' columns without any nonzero
+/// (a preallocated block, couplings set to zero) is in neither: it adds
+/// nothing, and `unknown` says that its role shows only once values come in.
+struct DiagonalSplit {
+  std::vector<Index> passes;
+  ListedEntries listed;
+  bool unknown = false;
+};
+
+template <class T>
+DiagonalSplit hm_split_sparse_remote(const HmView<T>& A, Index c0, Index c1, Index fill_ratio) {
+  const Layout& L = A.layout;
+  if (fill_ratio < 1) throw FormatError("hm_split_sparse_remote: fill_ratio must be at least 1");
+  DiagonalSplit s;
+  struct Entry {
+    Index il, col, pos;
+  };
+  std::vector<Entry> entries;
+  for (Index k = 0; k < A.ndiag; ++k) {
+    const Index d = A.offsets[k], lo = L.lo(d), hi = L.hi(d);
+    Index nnz = 0;
+    bool remote = false, reaches = false;
+    for (Index i = lo; i < hi; ++i) {
+      const bool outside = i + d < c0 || i + d >= c1;
+      reaches = reaches || outside;
+      if (A.val[A.pos(k, i)] == T(0)) continue;
+      ++nnz;
+      remote = remote || outside;
+    }
+    if (d != 0 && reaches && nnz == 0) {  // nothing to compute until values come in
+      s.unknown = true;
+      continue;
+    }
+    if (d == 0 || !remote || nnz * fill_ratio > hi - lo) {
+      s.passes.push_back(k);
+      continue;
+    }
+    for (Index i = lo; i < hi; ++i)
+      if (A.val[A.pos(k, i)] != T(0)) entries.push_back({i - L.row_begin, i + d, A.pos(k, i)});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.il != b.il ? a.il < b.il : a.col < b.col; });
+  for (const Entry& e : entries) {
+    if (s.listed.rows.empty() || s.listed.rows.back() != e.il) {
+      s.listed.rows.push_back(e.il);
+      s.listed.ptr.push_back(s.listed.ptr.back());
+    }
+    ++s.listed.ptr.back();
+    s.listed.pos.push_back(e.pos);
+    s.listed.cols.push_back(e.col);
+  }
+  return s;
+}
+
 // ---- padded diagonals (for moving rows between processes) -------------------
 
 /// cols[k][il] = a(i, i + offsets[k]) for the local rows il of A, 0 where A

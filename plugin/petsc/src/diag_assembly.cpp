@@ -256,7 +256,8 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
 }
 
 /* Puts the matrix in the scheme asked for (auto: the one with fewer bytes
-   over all processes). Collective. */
+   over all processes; under MPI, HM's are those its products read).
+   Collective. */
 PetscErrorCode MatDiagApplyStorage_Private(Mat A)
 {
   Mat_Diag     *a = (Mat_Diag *)A->data;
@@ -270,8 +271,15 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     double bytes[2] = {0, 0}, sum[2];
     if (a->scheme == pdiag::Scheme::HM) {
       const pdiag::StructureReport r = pdiag::structure_report(a->hm, 0);
+      PetscBool                    split;
+      double                       read;
       bytes[0] = (double)r.bytes_hm;
       bytes[1] = (double)r.bytes_cdm;
+      /* under MPI, HM's products leave sparsely filled diagonals reaching
+         other processes to a list (a process grid with unequal widths):
+         weigh what they read, which CDM, without the split, cannot match */
+      PetscCall(MatDiagSplitReadBytes_Private(A, &split, &read));
+      if (split) bytes[0] = read;
     } else {
       bytes[1] = (double)(a->cdm.val.size() * sizeof(PetscScalar) + a->cdm.koffsets.size() * sizeof(Index));
       bytes[0] = bytes[1] + 1; /* stay in CDM unless the structure changes */

@@ -9,6 +9,7 @@
 #include <petscdevice_cuda.h>
 
 #include "pdiag/cuda.hpp"
+#include "pdiag/listed_cuda.hpp"
 #include "pdiag/symmetric.hpp"
 
 #include <algorithm>
@@ -49,3 +50,14 @@ static inline PetscErrorCode DiagReserveDevice(T **p, std::size_t *cap, std::siz
 static inline const Index *MatDiagDevOffsets(const DiagDevice &d) { return d.meta; }
 static inline const Index *MatDiagDevStart(const DiagDevice &d) { return d.hm ? d.meta + d.nd : nullptr; }
 static inline const Index *MatDiagDevShift(const DiagDevice &d, int which) { return d.meta + d.nd + (d.hm ? d.nd + 1 : 0) + which * d.nslot; }
+/* The product passes' view over the values val: the passed diagonals when
+   the split is active (MatDiagDevPass*), otherwise every stored one. */
+static inline const Index *MatDiagDevPassOffsets(const DiagDevice &d) { return d.split ? d.meta + d.pass_meta : MatDiagDevOffsets(d); }
+static inline const Index *MatDiagDevPassStart(const DiagDevice &d) { return d.split ? d.meta + d.pass_meta + d.npass : MatDiagDevStart(d); }
+static inline Index        MatDiagDevPassCount(const DiagDevice &d) { return d.split ? d.npass : d.nd; }
+/* the listed entries' rows, ptr, pos and cols */
+static inline const Index *MatDiagDevListed(const DiagDevice &d, int which)
+{
+  const Index *rows = d.meta + d.pass_meta + 2 * d.npass, *ptr = rows + d.nlisted_rows, *pos = ptr + d.nlisted_rows + 1;
+  return which == 0 ? rows : which == 1 ? ptr : which == 2 ? pos : pos + d.nlisted;
+}

@@ -94,6 +94,8 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
 
   PetscFunctionBegin;
   *used = PETSC_FALSE;
+  /* the compressed form covers every diagonal, the product's split only some: its passes and listed entries read the full values */
+  if (d.split) PetscFunctionReturn(0);
   pdiag::HmCompressed<PetscScalar> c;
   bool                             candidate = false;
   PetscCall(PetscLogEventBegin(MATDIAG_Compress, 0, 0, 0, 0));
@@ -197,7 +199,9 @@ static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
 
 /* Copies the diagonal metadata and shifts to the device. Layout in one
    Index array: offsets (or compact offsets) | starts (HM) | shift_local |
-   shift_lo | shift_hi | tr_shift. */
+   shift_lo | shift_hi | tr_shift (nslot each: the passes' shifts are
+   padded), and when the product's split is active the passes' offsets |
+   starts and the listed entries' rows | ptr | pos | cols. */
 static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
@@ -209,10 +213,8 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
   const bool                hm    = a->scheme == pdiag::Scheme::HM;
   const std::vector<Index> &offs  = hm ? a->hm.offsets : a->cdm.koffsets;
   const std::size_t         nd    = offs.size();
-  const std::size_t         nslot = a->shift_local.size();
-  const std::size_t         nmeta = nd + (hm ? nd + 1 : 0) + 4 * nslot;
+  const std::size_t         nslot = std::max(a->shift_local.size(), a->tr_shift.size());
   std::vector<Index>        meta;
-  meta.reserve(nmeta);
   meta.insert(meta.end(), offs.begin(), offs.end());
   if (hm) meta.insert(meta.end(), a->hm.start.begin(), a->hm.start.end());
   for (const std::vector<Index> *s : {&a->shift_local, &a->ghost.shift_lo, &a->ghost.shift_hi, &a->tr_shift}) {
@@ -220,6 +222,17 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
     padded.resize(nslot, 0);
     meta.insert(meta.end(), padded.begin(), padded.end());
   }
+  d.split     = hm && a->split_active;
+  d.pass_meta = (Index)meta.size();
+  if (d.split) {
+    const pdiag::ListedEntries &l = a->listed;
+    const std::vector<Index> *blocks[] = {&a->pass_offsets, &a->pass_start, &l.rows, &l.ptr, &l.pos, &l.cols};
+    for (const std::vector<Index> *v : blocks) meta.insert(meta.end(), v->begin(), v->end());
+    d.npass        = (Index)a->pass_offsets.size();
+    d.nlisted_rows = (Index)l.rows.size();
+    d.nlisted      = l.size();
+  }
+  const std::size_t nmeta = meta.size();
   PetscCall(DiagReserveDevice(&d.meta, &d.meta_cap, nmeta));
   if (nmeta) DiagCallCUDA(cudaMemcpy(d.meta, meta.data(), nmeta * sizeof(Index), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nmeta * sizeof(Index))));
@@ -471,7 +484,7 @@ static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar 
     if (subtract) DiagCallCUDA(pdiag::cuda::hm_compressed_residual(d.cview, x, z, y, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
     else DiagCallCUDA(pdiag::cuda::hm_compressed_spmv(d.cview, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else if (d.hm) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, d.nd, MatDiagDevOffsets(d), MatDiagDevStart(d), d.val};
+    const pdiag::HmView<const PetscScalar> v{a->layout, MatDiagDevPassCount(d), MatDiagDevPassOffsets(d), MatDiagDevPassStart(d), d.val};
     if (subtract) DiagCallCUDA(pdiag::cuda::hm_residual(v, x, z, y, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
     else DiagCallCUDA(pdiag::cuda::hm_spmv(v, x, y, z, MatDiagDevShift(d, which), lo, hi, PetscDefaultCudaStream));
   } else {
@@ -603,6 +616,7 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib, subtract));
     PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows, subtract));
+    if (a->dev.split) DiagCallCUDA(pdiag::cuda::listed_spmv_add(a->dev.nlisted_rows, MatDiagDevListed(a->dev, 0), MatDiagDevListed(a->dev, 1), MatDiagDevListed(a->dev, 2), MatDiagDevListed(a->dev, 3), a->dev.val, wd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     if (pinned) PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &ww));
     else PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
@@ -611,7 +625,7 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
   if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
   else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->pass_entries));
   PetscFunctionReturn(0);
 }
 

@@ -13,6 +13,7 @@
 #include "pdiag/assemble.hpp"
 #include "pdiag/compress.hpp"
 #include "pdiag/convert.hpp"
+#include "pdiag/distributed.hpp"
 #include "pdiag/format.hpp"
 #include "pdiag/stencil.hpp"
 #include "pdiag/transfer.hpp"
@@ -62,6 +63,11 @@ constexpr PetscInt kMaxDiagonalsDefault = 10000;
 
 struct DiagHalo; /* diag_halo_device.cpp */
 
+/* MPI products: a diagonal reaching other processes with at most 1 /
+   kListFillRatio of its entries nonzero is listed rather than passed over
+   (pdiag::hm_split_sparse_remote, diag_mult.cpp) */
+constexpr Index kListFillRatio = 8;
+
 struct DiagGhost {
   Vec        work    = nullptr; /* sequential, the gathered columns */
   VecScatter scatter = nullptr; /* global x -> work */
@@ -78,6 +84,11 @@ struct DiagDevice {
   PetscScalar     *val  = nullptr;
   std::size_t      meta_cap = 0, val_cap = 0;
   Index            nd = 0, nslot = 0;
+  /* the product's passes and listed entries when the split is active
+     (Mat_Diag::split_active): npass pass offsets | starts, then the listed
+     rows | ptr | pos | cols, from meta + pass_meta */
+  Index            npass = 0, nlisted_rows = 0, nlisted = 0, pass_meta = 0;
+  bool             split = false;
   bool             hm = true;
   /* HM with constant diagonals (-mat_diag_compress_constant): MatMult reads
      the compressed form; the full values are uploaded only for transposes */
@@ -163,6 +174,20 @@ struct Mat_Diag {
   VecScatter         tr_scatter = nullptr;
   std::vector<Index> tr_shift;
   PetscBool          ghost_valid = PETSC_FALSE;
+  /* MPI products: the diagonals their row passes run over (pass_slots: hm
+     indices; pass_offsets, pass_start: the view over them; all empty when
+     the passes run over every diagonal) and the nonzeros of sparsely filled
+     diagonals reaching other processes, listed with work-vector columns
+     (pdiag::hm_split_sparse_remote). split_watch (the same on every
+     process): values may change the split, so it is examined again when the
+     matrix's state has moved on from split_state. pass_entries: the stored
+     entries a product reads (its flops / 2). */
+  PetscBool            split_active = PETSC_FALSE; /* pass_* and listed hold the split; otherwise passes run over every diagonal */
+  std::vector<Index>   pass_slots, pass_offsets, pass_start;
+  pdiag::ListedEntries listed;
+  PetscBool            split_watch  = PETSC_FALSE;
+  PetscObjectState     split_state  = -1;
+  Index                pass_entries = 0;
 
   DiagDevice dev;
 
@@ -424,6 +449,8 @@ PETSC_INTERN PetscErrorCode MatDiagCheckZeroRowsArgs_Private(Mat, PetscInt, cons
 /* diag_mult.cpp */
 PETSC_INTERN PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagGhostSetUp_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagProductPlanEnsure_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagSplitReadBytes_Private(Mat, PetscBool *, double *);
 PETSC_INTERN PetscErrorCode MatDiagGhostExchange_Diag(Mat, Vec);
 PETSC_INTERN PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat, Vec, PetscScalar, Vec);
 PETSC_INTERN PetscErrorCode MatMult_Diag(Mat, Vec, Vec);

@@ -102,7 +102,47 @@ PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
-/* Builds the interior range, the shifts and (MPI) both scatters. Collective. */
+/* The split of A's diagonals between the product's row passes and listed
+   entries: for HM blocks under MPI whose values are on the host; otherwise
+   (*examined false) every diagonal is passed over. */
+static PetscErrorCode ComputeSplit(Mat A, PetscMPIInt size, pdiag::DiagonalSplit *split, PetscBool *examined)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  *examined = (PetscBool)(size > 1 && a->scheme == pdiag::Scheme::HM && !a->host_deferred && a->hm.val.size() == (std::size_t)a->hm.nstored());
+  *split    = pdiag::DiagonalSplit{};
+  if (*examined) DiagCallKernel(*split = pdiag::hm_split_sparse_remote(a->hm.view(), a->col_begin, a->col_end, kListFillRatio));
+  PetscFunctionReturn(0);
+}
+
+/* The bytes an HM block's products read under MPI when its split is active
+   (*split true): the passed diagonals' values and the listed entries'
+   values and indices; what the auto storage choice weighs for HM
+   (MatDiagApplyStorage_Private), as CDM has no split. Not collective. */
+PetscErrorCode MatDiagSplitReadBytes_Private(Mat A, PetscBool *split, double *bytes)
+{
+  Mat_Diag            *a = (Mat_Diag *)A->data;
+  pdiag::DiagonalSplit s;
+  PetscBool            examined;
+  PetscMPIInt          size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(ComputeSplit(A, size, &s, &examined));
+  *split = (PetscBool)(examined && s.listed.size() > 0);
+  *bytes = 0;
+  if (!*split) PetscFunctionReturn(0);
+  for (const Index k : s.passes) *bytes += (double)(a->hm.start[k + 1] - a->hm.start[k]) * sizeof(PetscScalar) + sizeof(Index);
+  *bytes += (double)s.listed.size() * (sizeof(PetscScalar) + 3 * sizeof(Index));
+  PetscFunctionReturn(0);
+}
+
+/* Builds the interior range, the shifts and (MPI) both scatters, with the
+   split of the diagonals between row passes and listed entries. The
+   passes' shifts (shift_local, shift_lo, shift_hi) are indexed by pass
+   (pass_slots' order when the split is active), the transpose's (tr_shift)
+   by stored diagonal: transposes pass over every diagonal. Collective. */
 PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
 {
   Mat_Diag            *a = (Mat_Diag *)A->data;
@@ -115,13 +155,39 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   const std::vector<Run> runs   = RunsOf(a);
   const std::size_t      nslots = a->scheme == pdiag::Scheme::HM ? (std::size_t)a->hm.ndiag() : 2 * (std::size_t)a->cdm.ndiag();
-  a->shift_local.assign(nslots, 0);
-  a->ghost.shift_lo.assign(nslots, 0);
-  a->ghost.shift_hi.assign(nslots, 0);
+  pdiag::DiagonalSplit   split;
+  PetscBool              examined;
+  PetscCall(ComputeSplit(A, size, &split, &examined));
+  a->split_active = (PetscBool)(examined && (split.listed.size() > 0 || split.passes.size() != nslots));
+  a->pass_slots.clear();
+  a->pass_offsets.clear();
+  a->pass_start.clear();
+  a->listed = pdiag::ListedEntries{};
+  std::vector<Run> passes; /* the runs the product passes over, slot = index of its shift */
+  if (a->split_active) {
+    for (const Index k : split.passes) {
+      passes.push_back({runs[k].d, runs[k].lo, runs[k].hi, (Index)passes.size()});
+      a->pass_offsets.push_back(a->hm.offsets[k]);
+      a->pass_start.push_back(a->hm.start[k]);
+    }
+    a->pass_slots = split.passes;
+    a->listed     = split.listed;
+  } else passes = runs;
+  a->pass_entries = a->listed.size();
+  for (const Run &r : passes) a->pass_entries += std::max<Index>(r.hi - r.lo, 0);
+  {
+    PetscBool watch = (PetscBool)(examined && (split.listed.size() > 0 || split.unknown));
+    if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &watch, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    a->split_watch = watch;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &a->split_state));
+  }
+  a->shift_local.assign(passes.size(), 0);
+  a->ghost.shift_lo.assign(passes.size(), 0);
+  a->ghost.shift_hi.assign(passes.size(), 0);
   a->tr_shift.assign(nslots, 0);
-  /* interior: rows whose every column i + d lies in the owned [c0, c1) */
+  /* interior: rows whose every passed column i + d lies in the owned [c0, c1) */
   Index ib = r0, ie = r0 + m;
-  for (const Run &r : runs) {
+  for (const Run &r : passes) {
     if (r.lo >= r.hi) continue;
     a->shift_local[r.slot] = r0 + r.d - a->col_begin;
     ib = std::max(ib, a->col_begin - r.d);
@@ -136,28 +202,68 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
   if (ib >= ie) ib = ie = r0 + m; /* no interior: all rows read the work vector */
   a->ib = ib - r0;
   a->ie = ie - r0;
-  /* columns the rows below and above the interior reach, and those all rows reach */
+  /* columns the rows below and above the interior and the listed entries
+     reach, and those all rows reach */
   Intervals need, touched;
-  for (const Run &r : runs) {
+  for (const Run &r : passes) {
     need.push_back({std::max(r.lo, r0) + r.d, std::min(r.hi, ib) + r.d});
     need.push_back({std::max(r.lo, ie) + r.d, std::min(r.hi, r0 + m) + r.d});
-    touched.push_back({r.lo + r.d, r.hi + r.d});
   }
+  for (const Index j : a->listed.cols) need.push_back({j, j + 1});
+  for (const Run &r : runs) touched.push_back({r.lo + r.d, r.hi + r.d});
   need    = Merge(need);
   touched = Merge(touched);
   a->ghost.need = need;
   std::vector<Index> base;
   PetscCall(MakeWork(A, need, &base, &a->ghost.work, &a->ghost.scatter));
-  for (const Run &r : runs) {
+  for (const Run &r : passes) {
     const Index lo1 = std::max(r.lo, r0), hi1 = std::min(r.hi, ib);
     if (lo1 < hi1) a->ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
     const Index lo2 = std::max(r.lo, ie), hi2 = std::min(r.hi, r0 + m);
     if (lo2 < hi2) a->ghost.shift_hi[r.slot] = PositionOf(need, base, lo2 + r.d) - (lo2 - r0);
   }
+  for (Index &j : a->listed.cols) j = PositionOf(need, base, j); /* global column -> work vector position */
   PetscCall(MakeWork(A, touched, &base, &a->tr_work, &a->tr_scatter));
   for (const Run &r : runs)
     if (r.lo < r.hi) a->tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
+  if (a->split_active) PetscCall(PetscInfo(A, "%" PetscInt_FMT " of %" PetscInt_FMT " diagonals passed over, %" PetscInt_FMT " entries of the others listed\n", (PetscInt)passes.size(), (PetscInt)nslots, (PetscInt)a->listed.size()));
   a->ghost_valid = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The product plan for A's current values. Built when the ghost layout is
+   not; when values may change the split (split_watch) and A's state has
+   moved on, the split is examined again and the plan rebuilt on every
+   process if it changed on one. Collective. */
+PetscErrorCode MatDiagProductPlanEnsure_Private(Mat A)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscObjectState state;
+  PetscMPIInt      size;
+
+  PetscFunctionBegin;
+  if (!a->ghost_valid) {
+    PetscCall(MatDiagGhostSetUp_Private(A));
+    PetscFunctionReturn(0);
+  }
+  if (!a->split_watch) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (state == a->split_state) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatDiagSyncHost_Private(A));
+  pdiag::DiagonalSplit split;
+  PetscBool            examined;
+  PetscCall(ComputeSplit(A, size, &split, &examined));
+  const std::size_t nslots = (std::size_t)a->hm.ndiag();
+  const bool        active = examined && (split.listed.size() > 0 || split.passes.size() != nslots);
+  const bool        same   = active == (bool)a->split_active && (!active || (split.passes == a->pass_slots && split.listed.pos == a->listed.pos));
+  PetscBool         flags[2] = {(PetscBool)!same, (PetscBool)(examined && (split.listed.size() > 0 || split.unknown))};
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (flags[0]) PetscCall(MatDiagGhostSetUp_Private(A));
+  else {
+    a->split_watch = flags[1];
+    a->split_state = state;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -199,7 +305,7 @@ PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
   PetscCall(MatDiagCheckVec_Private(x, A->cmap, "x"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1) PetscFunctionReturn(0);
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(MatDiagProductPlanEnsure_Private(A));
 #if defined(PDIAG_PETSC_CUDA)
   if (MatDiagUseDevice_Private(A, x)) {
     PetscCall(MatDiagGhostExchangeDevice_Private(A, x));
@@ -211,14 +317,25 @@ PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
   PetscFunctionReturn(0);
 }
 
-/* y = A x (+ z) on the local rows [row_lo, row_hi), x reached through shift. */
+/* y = A x (+ z) on the local rows [row_lo, row_hi) over the diagonals the
+   passes run over, x reached through shift (indexed by pass). */
 static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
 {
   PetscFunctionBegin;
   if (row_lo >= row_hi) PetscFunctionReturn(0);
-  if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
+  if (a->split_active) {
+    const pdiag::HmView<const PetscScalar> v{a->layout, (Index)a->pass_offsets.size(), a->pass_offsets.data(), a->pass_start.data(), a->hm.val.data()};
+    pdiag::hm_spmv(v, x, y, z, shift, row_lo, row_hi);
+  } else if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
   else pdiag::cdm_spmv(a->cdm.view(), x, y, z, shift, row_lo, row_hi);
   PetscFunctionReturn(0);
+}
+
+/* y += sign * (the listed entries) w, w the ghost work vector's array. */
+static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign)
+{
+  const pdiag::ListedEntries &l = a->listed;
+  pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), w, y, sign);
 }
 
 /* y += sign * (the couplings of the owned rows to other processes'
@@ -237,7 +354,7 @@ PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat A, Vec x, PetscScalar sign,
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1) PetscFunctionReturn(0);
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(MatDiagProductPlanEnsure_Private(A));
   PetscCall(MatDiagSyncHost_Private(A));
   PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
@@ -254,6 +371,7 @@ PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat A, Vec x, PetscScalar sign,
   PetscCall(VecGetArray(y, &ya));
   PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_lo.data(), 0, a->ib));
   PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+  MatDiagListedAdd(a, wa, ya, 1.0);
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
   PetscFunctionReturn(0);
@@ -276,7 +394,7 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatDiagCheckVec_Private(y, A->rmap, "y"));
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->rmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(MatDiagProductPlanEnsure_Private(A));
   if (MatDiagUseDevice_Private(A, x)) {
     PetscCall(MatMultKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
@@ -294,11 +412,12 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(VecGetArrayRead(a->ghost.work, &wa));
     PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib));
     PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+    MatDiagListedAdd(a, wa, ya, 1.0);
     PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
   }
   if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
   PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->pass_entries));
   PetscFunctionReturn(0);
 }
 
@@ -331,7 +450,7 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
   PetscCall(MatDiagCheckVec_Private(x, A->cmap, "x"));
   PetscCall(MatDiagCheckVec_Private(b, A->rmap, "b"));
   PetscCall(MatDiagCheckVec_Private(r, A->rmap, "r"));
-  if (!((Mat_Diag *)A->data)->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(MatDiagProductPlanEnsure_Private(A));
   if (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b) && MatDiagUseDevice_Private(A, r)) PetscCall(MatResidual_DiagCUDA(A, b, x, r, &done));
   if (done) PetscFunctionReturn(0);
   if (r == b) { /* b - A x in b's storage: A x needs a vector of its own */

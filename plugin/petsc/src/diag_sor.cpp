@@ -95,8 +95,17 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagHm_Private(A, &hm));
+  /* the block's aij entries are the matrix's in the owned columns: its
+     preconditioners (bjacobi's ILU(0)) then see aij's diagonal block, and
+     it stores only the diagonals that hold them */
+  std::vector<Index> rows, cols;
+  {
+    pdiag::Csr<PetscScalar> csr;
+    PetscCall(MatDiagAijCSR_Private(A, &csr));
+    DiagCallKernel(pdiag::csr_column_block_coo(csr, A->cmap->rstart, A->cmap->rend, rows, cols));
+  }
   Hm local;
-  DiagCallKernel(local = pdiag::hm_column_block(*hm, A->cmap->rstart, A->cmap->rend));
+  DiagCallKernel(local = pdiag::hm_column_block_of_pattern(*hm, A->cmap->rstart, A->cmap->rend, rows, cols));
   if (!a->diag_block) {
     PetscBool   cuda;
     const char *prefix;
@@ -117,15 +126,7 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
     PetscCall(MatDiagSetLayout_Private(a->diag_block));
   }
   PetscCall(MatDiagAssembleInternal_Private(a->diag_block, [&] { return MatDiagInstallHm_Private(a->diag_block, std::move(local)); }));
-  { /* the block's aij entries are the matrix's in the owned columns: its
-       preconditioners (bjacobi's ILU(0)) then see aij's diagonal block */
-    pdiag::Csr<PetscScalar> csr;
-    std::vector<Index>      rows, cols;
-    const Index             c0 = A->cmap->rstart, c1 = A->cmap->rend;
-    PetscCall(MatDiagAijCSR_Private(A, &csr));
-    DiagCallKernel(pdiag::csr_column_block_coo(csr, c0, c1, rows, cols));
-    PetscCall(MatDiagSetAijPattern_Private(a->diag_block, (Index)rows.size(), rows.data(), cols.data()));
-  }
+  PetscCall(MatDiagSetAijPattern_Private(a->diag_block, (Index)rows.size(), rows.data(), cols.data()));
   a->diag_block_state = state;
   *block              = a->diag_block;
   PetscFunctionReturn(0);

@@ -1,0 +1,210 @@
+/* A DMDA split over processes of unequal widths, the layout of any grid of
+   2^k + 1 points on a 2D process grid (ksp ex50 at 1025^2 on 4 processes:
+   513 + 512): each boundary grid line couples to its neighbour through a
+   global offset of its own, hundreds of diagonals holding one entry each.
+   diag's products leave them to a list (pdiag::hm_split_sparse_remote).
+   Checked against aij on the same operator: MatMult, MatMultAdd,
+   MatResidual, MatMultTranspose, a Krylov solve with SOR and with
+   bjacobi/ILU(0) (iterations equal); and the work MatMult logs (flops) is
+   within twice aij's, not the stored diagonals' (which would fail this by
+   an order of magnitude), also after the values change and after a
+   preallocated structure of zeros takes its values. -dm_vec_type cuda
+   runs the device path. */
+#include "plugin_testing.hpp"
+
+#include <petscdmda.h>
+#include <petscksp.h>
+
+using namespace plugin_testing;
+
+static const char help[] = "diag products on a DMDA split into processes of unequal widths, against aij\n";
+
+namespace {
+
+/* A variable-coefficient 9-point operator on the DMDA (box stencil), values
+   a function of the global grid point and the seed, identical for any
+   process count; zero_east: the couplings to the east neighbour of every
+   other grid line are explicit zeros (still entries of aij's pattern). */
+PetscErrorCode FillOperator(DM da, Mat A, unsigned seed, bool zero_east = false)
+{
+  DMDALocalInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  for (PetscInt j = info.ys; j < info.ys + info.ym; ++j)
+    for (PetscInt i = info.xs; i < info.xs + info.xm; ++i) {
+      MatStencil  row = {0, j, i, 0}, col[9];
+      PetscScalar v[9];
+      PetscInt    n   = 0;
+      PetscScalar sum = 0;
+      for (PetscInt dj = -1; dj <= 1; ++dj)
+        for (PetscInt di = -1; di <= 1; ++di) {
+          if (!di && !dj) continue;
+          if (i + di < 0 || i + di >= info.mx || j + dj < 0 || j + dj >= info.my) continue;
+          col[n] = {0, j + dj, i + di, 0};
+          v[n]   = -1.0 - 0.5 * Unit(seed, j * info.mx + i, (dj + 1) * 3 + di + 1) * Unit(seed, 1, 2);
+          if (zero_east && di == 1 && j % 2 == 0) v[n] = 0;
+          sum += PetscAbsScalar(v[n]);
+          ++n;
+        }
+      col[n] = row;
+      v[n]   = sum + 0.5;
+      ++n;
+      PetscCall(MatSetValuesStencil(A, 1, &row, n, col, v, INSERT_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The flops MatMult logs for one product on this process. */
+PetscErrorCode MultFlops(Mat A, Vec x, Vec y, PetscLogDouble *flops)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo before, after;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId("MatMult", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &before));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &after));
+  *flops = after.flops - before.flops;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode CheckProducts(const std::string &cs, Mat D, Mat R)
+{
+  Vec            x, y, yr, z, t, tr;
+  PetscReal      rel;
+  PetscLogDouble fd, fr;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(R, &x, &y));
+  PetscCall(VecDuplicate(y, &yr));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(x, &t));
+  PetscCall(VecDuplicate(x, &tr));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(z, NULL));
+  PetscCall(MultFlops(D, x, y, &fd));
+  PetscCall(MultFlops(R, x, yr, &fr));
+  PetscCall(VecRelDiff(y, yr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMult", Fmt("rel %g", (double)rel)));
+  PetscCall(Record(fd <= 2.0 * fr + 1, cs, "MatMult's work within twice aij's", Fmt("diag %g flops, aij %g", fd, fr)));
+  PetscCall(MatMultAdd(D, x, z, y));
+  PetscCall(MatMultAdd(R, x, z, yr));
+  PetscCall(VecRelDiff(y, yr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMultAdd", Fmt("rel %g", (double)rel)));
+  PetscCall(MatResidual(D, z, x, y));
+  PetscCall(MatResidual(R, z, x, yr));
+  PetscCall(VecRelDiff(y, yr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatResidual", Fmt("rel %g", (double)rel)));
+  PetscCall(MatMultTranspose(D, z, t));
+  PetscCall(MatMultTranspose(R, z, tr));
+  PetscCall(VecRelDiff(t, tr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&t));
+  PetscCall(VecDestroy(&tr));
+  PetscFunctionReturn(0);
+}
+
+/* KSP iterations and residual norm of a GMRES solve with `pc` (sub-PC
+   `sub` for bjacobi). */
+PetscErrorCode Solve(Mat A, const char *pc, PetscInt *its, PetscReal *rnorm)
+{
+  KSP ksp;
+  PC  p;
+  Vec b, u;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &u, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &p));
+  PetscCall(PCSetType(p, pc));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 500));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetResidualNorm(ksp, rnorm));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+CaseFilter g_filter; /* -case <text>: only the grids whose name contains it */
+
+/* One grid: mx x my points on processes split m x n (PETSC_DECIDE allowed). */
+PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
+{
+  DM                da;
+  Mat               D, R;
+  const std::string cs = Fmt("grid %dx%d on %dx%d", (int)mx, (int)my, (int)m, (int)n);
+
+  PetscFunctionBeginUser;
+  if (!g_filter(cs)) PetscFunctionReturn(0);
+  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, mx, my, m, n, 1, 1, NULL, NULL, &da));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMSetMatType(da, MATAIJ));
+  PetscCall(DMCreateMatrix(da, &R));
+  PetscCall(DMSetMatType(da, MATDIAG));
+  PetscCall(DMCreateMatrix(da, &D)); /* the stencil's structure of zeros first, as DMCreateMatrix gives it */
+  Run(cs, "products", [&]() -> PetscErrorCode {
+    PetscFunctionBeginUser;
+    PetscCall(FillOperator(da, R, 1));
+    PetscCall(FillOperator(da, D, 1));
+    PetscCall(Record(IsDiag(D), cs, "DMCreateMatrix gives diag"));
+    PetscCall(CheckProducts(cs, D, R));
+    for (const char *pc : {PCSOR, PCBJACOBI}) {
+      PetscInt  itd, itr;
+      PetscReal rd, rr;
+      PetscCall(Solve(D, pc, &itd, &rd));
+      PetscCall(Solve(R, pc, &itr, &rr));
+      PetscCall(Record(itd == itr, cs, Fmt("GMRES + %s iterations", pc), Fmt("diag %d, aij %d", (int)itd, (int)itr)));
+    }
+    /* new values (a Newton step's Jacobian): the split is examined again */
+    PetscCall(FillOperator(da, R, 2));
+    PetscCall(FillOperator(da, D, 2));
+    PetscCall(CheckProducts(cs + " new values", D, R));
+    /* couplings that were zero (passed over, the split unknown) take values:
+       the split is examined again and lists them */
+    PetscCall(FillOperator(da, R, 3, true));
+    PetscCall(FillOperator(da, D, 3, true));
+    PetscCall(CheckProducts(cs + " zero couplings", D, R));
+    PetscCall(FillOperator(da, R, 4));
+    PetscCall(FillOperator(da, D, 4));
+    PetscCall(CheckProducts(cs + " couplings back", D, R));
+    PetscFunctionReturn(0);
+  });
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&R));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  int exit_code = 0;
+
+  PetscCall(Start(&argc, &argv, help));
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(g_filter.FromOptions());
+  /* unequal widths in x (the direction whose neighbours' offsets change
+     with the grid line), in y, both, and an even split for reference */
+  PetscCall(CheckGrid(33, 17, g_size, 1));
+  PetscCall(CheckGrid(17, 33, 1, g_size));
+  PetscCall(CheckGrid(33, 33, PETSC_DECIDE, PETSC_DECIDE));
+  PetscCall(CheckGrid(32, 16, g_size, 1));
+  PetscCall(Summary(&exit_code));
+  PetscCall(PetscFinalize());
+  return exit_code;
+}
