@@ -5,6 +5,7 @@
 
 #include "pdiag/stencil.hpp"
 
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -82,4 +83,53 @@ BOOST_AUTO_TEST_CASE(bad_description_is_refused) {
   g.dim = 1;
   g.owned[0] = {3};
   BOOST_CHECK_THROW(grid_stencil_offsets(g, 1, 0, 0), FormatError);
+}
+
+// GridStencilPattern::contains answers the same whether a row is asked
+// about once (its two grid points worked out) or many times in a row (the
+// row's couplings enumerated once and looked up): every (row, col) of
+// small grids asked row by row (cached) and column by column (a new row
+// each question), on unequal process grids, star and box, periodic axes,
+// two components with fill patterns. The row-by-row answers also give each
+// row's coupling count, which the stencil bounds.
+BOOST_AUTO_TEST_CASE(pattern_contains_cached_equals_uncached) {
+  struct Case {
+    int dim;
+    bool box, periodic;
+    Index dof, width;
+    std::array<std::vector<Index>, 3> owned;
+  };
+  const std::vector<Case> cases = {
+      {2, false, false, 1, 1, {{{4, 3}, {3, 2}, {}}}}, {2, true, false, 1, 1, {{{4, 3}, {3, 2}, {}}}},
+      {2, true, true, 1, 1, {{{3, 3, 2}, {5}, {}}}},   {3, false, false, 1, 1, {{{2, 3}, {2, 1}, {3}}}},
+      {3, true, true, 1, 1, {{{2, 2}, {3}, {2, 1}}}},  {2, false, false, 2, 2, {{{4, 3}, {3, 3}, {}}}},
+  };
+  for (const Case& c : cases) {
+    GridStencil g;
+    g.dim = c.dim;
+    g.box = c.box;
+    g.dof = c.dof;
+    g.width = c.width;
+    g.owned = c.owned;
+    for (int a = 0; a < c.dim; ++a) g.periodic[a] = c.periodic;
+    if (c.dof == 2) {
+      g.dfill = {1, 1, 0, 1};
+      g.ofill = {1, 0, 1, 1};
+    }
+    const GridStencilPattern by_row(g), by_col(g);
+    const Index n = by_row.size();
+    std::vector<char> row_answers(static_cast<std::size_t>(n * n)), col_answers(row_answers.size());
+    for (Index i = 0; i < n; ++i)
+      for (Index j = 0; j < n; ++j) row_answers[static_cast<std::size_t>(i * n + j)] = by_row.contains(i, j);
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < n; ++i) col_answers[static_cast<std::size_t>(i * n + j)] = by_col.contains(i, j);
+    BOOST_TEST(row_answers == col_answers);
+    const Index most = c.dof * (c.box ? Index(std::pow(2 * c.width + 1, c.dim)) : 2 * c.width * c.dim + 1);
+    for (Index i = 0; i < n; ++i) {
+      Index count = 0;
+      for (Index j = 0; j < n; ++j) count += row_answers[static_cast<std::size_t>(i * n + j)];
+      BOOST_TEST(count >= 1);
+      BOOST_TEST(count <= most);
+    }
+  }
 }

@@ -49,13 +49,41 @@ struct AijEntries {
   const std::vector<std::pair<Index, Index>> *zero_sets = nullptr; /* set positions holding zeros */
   Index                            r0 = 0;
 
+  /* A row-by-row walk asks about each row once per stored diagonal
+     (hundreds on a process grid of unequal widths): from the second
+     question about a row on, the zeros it keeps there are listed once and
+     looked up. */
+  mutable Index              row_cached = -1, row_last = -1;
+  mutable std::vector<Index> row_zero_cols;
+
   bool operator()(Index i, Index j, PetscScalar v) const
   {
-    if ((square && i == j) || v != 0.0 || (stencil && stencil->contains(i, j))) return true;
+    if ((square && i == j) || v != 0.0) return true;
+    if (i != row_cached && i == row_last) ListZerosKept(i);
+    if (i == row_cached) return std::binary_search(row_zero_cols.begin(), row_zero_cols.end(), j);
+    row_last = i;
+    return KeepsZero(i, j);
+  }
+  bool KeepsZero(Index i, Index j) const
+  {
+    if (stencil && stencil->contains(i, j)) return true;
     if (zero_sets && std::binary_search(zero_sets->begin(), zero_sets->end(), std::make_pair(i, j))) return true;
     if (!prev_rowptr) return false;
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
     return std::binary_search(first, last, j);
+  }
+  /* KeepsZero's columns of row i: the stencil's couplings, the set zeros, the previous pattern's */
+  void ListZerosKept(Index i) const
+  {
+    row_zero_cols.clear();
+    if (stencil) row_zero_cols = stencil->couplings(i);
+    if (zero_sets) {
+      const auto lo = std::lower_bound(zero_sets->begin(), zero_sets->end(), std::make_pair(i, std::numeric_limits<Index>::min()));
+      for (auto it = lo; it != zero_sets->end() && it->first == i; ++it) row_zero_cols.push_back(it->second);
+    }
+    if (prev_rowptr) row_zero_cols.insert(row_zero_cols.end(), prev_colidx->begin() + (*prev_rowptr)[i - r0], prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1]);
+    std::sort(row_zero_cols.begin(), row_zero_cols.end());
+    row_cached = i;
   }
 };
 
