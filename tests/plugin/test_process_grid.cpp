@@ -7,8 +7,9 @@
    MatResidual, MatMultTranspose, a Krylov solve with SOR and with
    bjacobi/ILU(0) (iterations equal); and the work MatMult logs (flops) is
    within twice aij's, not the stored diagonals' (which would fail this by
-   an order of magnitude), also after the values change and after a
-   preallocated structure of zeros takes its values. -dm_vec_type cuda
+   an order of magnitude), also after the values change, after a
+   preallocated structure of zeros takes its values, after couplings set to
+   zero take values again, and after MatRetrieveValues. -dm_vec_type cuda
    runs the device path. */
 #include "plugin_testing.hpp"
 
@@ -181,6 +182,15 @@ PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
     PetscCall(FillOperator(da, R, 4));
     PetscCall(FillOperator(da, D, 4));
     PetscCall(CheckProducts(cs + " couplings back", D, R));
+    /* MatRetrieveValues brings couplings back without a new state */
+    for (Mat M : {R, D}) {
+      PetscCall(MatSetOption(M, MAT_NEW_NONZERO_LOCATIONS, PETSC_FALSE));
+      PetscCall(MatStoreValues(M));
+      PetscCall(FillOperator(da, M, 5, true));
+    }
+    PetscCall(CheckProducts(cs + " zero couplings again", D, R));
+    for (Mat M : {R, D}) PetscCall(MatRetrieveValues(M));
+    PetscCall(CheckProducts(cs + " retrieved", D, R));
     PetscFunctionReturn(0);
   });
   PetscCall(MatDestroy(&D));

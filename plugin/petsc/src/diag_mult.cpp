@@ -233,8 +233,10 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
 
 /* The product plan for A's current values. Built when the ghost layout is
    not; when values may change the split (split_watch) and A's state has
-   moved on, the split is examined again and the plan rebuilt on every
-   process if it changed on one. Collective. */
+   moved on on some process, the split is examined again and the plan
+   rebuilt on every process if it changed on one. The processes agree on
+   "moved on" first: a value change need not be collective (a process's
+   MatRetrieveValues). Collective. */
 PetscErrorCode MatDiagProductPlanEnsure_Private(Mat A)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
@@ -248,7 +250,9 @@ PetscErrorCode MatDiagProductPlanEnsure_Private(Mat A)
   }
   if (!a->split_watch) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (state == a->split_state) PetscFunctionReturn(0);
+  PetscBool stale = (PetscBool)(state != a->split_state);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (!stale) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagSyncHost_Private(A));
   pdiag::DiagonalSplit split;

@@ -568,6 +568,7 @@ static PetscErrorCode MatRetrieveValues_Diag(Mat A)
   PetscCall(MatDiagHostValuesEnsure_Private(a));
   std::copy(a->stored_values.begin(), a->stored_values.end(), a->values());
   MatDiagValuesChanged(a);
+  a->split_state = -1; /* PETSc leaves the state as it is: the products' split is examined again */
   PetscFunctionReturn(0);
 }
 
