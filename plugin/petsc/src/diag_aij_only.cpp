@@ -35,6 +35,7 @@ struct AijOnlyPC {
   const char *type;
   PetscErrorCode (*when)(PC, PetscBool *);
   bool multigrid; /* a PCMG whose finest level goes back to the diag operators */
+  bool operator_prefix = false; /* names what it builds after its operator's options prefix (PCMPI's server matrix): the aij copy carries the diag operator's while the PC sets up */
   PetscErrorCode (*create)(PC) = nullptr; /* PETSc's own */
   PetscErrorCode (*setup)(PC)  = nullptr; /* PETSc's own, taken from the first PC created */
 };
@@ -45,7 +46,7 @@ PetscErrorCode Always(PC, PetscBool *yes)
   return 0;
 }
 
-AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", Always, true}, {"mpi", Always, false}};
+AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", Always, true}, {"mpi", Always, false, true}};
 
 /* The aij operator a wrapped PC is set up with: the companion, or for a
    multigrid PC on a diag operator that computes on the GPU (diagcuda, or
@@ -126,11 +127,23 @@ PetscErrorCode SetUp_Wrapped(PC pc)
   /* a set-up that reuses the hierarchy reads the finest operator from the
      finest smoother: it must see the aij operator it was built from */
   if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C, false));
+  char *copy_prefix = NULL;
+  if (w.operator_prefix) {
+    const char *prefix;
+    PetscCall(MatGetOptionsPrefix(C, &prefix));
+    PetscCall(PetscStrallocpy(prefix, &copy_prefix));
+    PetscCall(MatGetOptionsPrefix(pmat, &prefix));
+    PetscCall(MatSetOptionsPrefix(C, prefix));
+  }
   pc->pmat = C;
   if (mat == pmat) pc->mat = C;
   ierr     = (*w.setup)(pc);
   pc->pmat = pmat;
   pc->mat  = mat;
+  if (w.operator_prefix) {
+    PetscCall(MatSetOptionsPrefix(C, copy_prefix));
+    PetscCall(PetscFree(copy_prefix));
+  }
   PetscCall(ierr);
   if (w.multigrid) PetscCall(SetFinestOperators(pc, mat, pmat, mat == pmat));
   PetscFunctionReturn(0);
