@@ -174,31 +174,7 @@ class GridStencilPattern {
   /// The stencil this pattern is of.
   const GridStencil& stencil() const { return g_; }
   /// Whether (row, col), global indices in the grid's numbering, couple.
-  ///
-  /// A caller walking a row's stored entries asks about one row many times
-  /// in a row (hundreds of diagonals per row on a process grid of unequal
-  /// widths): from the second question about the same row on, the row's
-  /// couplings are enumerated once and looked up (a cache of one row, so
-  /// the object is not for concurrent use).
   bool contains(Index row, Index col) const {
-    if (row == cached_row_) return std::binary_search(cached_cols_.begin(), cached_cols_.end(), col);
-    if (row == last_row_) {
-      cache_row(row);
-      return std::binary_search(cached_cols_.begin(), cached_cols_.end(), col);
-    }
-    last_row_ = row;
-    return contains_uncached(row, col);
-  }
-
-  /// The columns row couples to, sorted (contains' set for the row; valid
-  /// until the next question to this object).
-  const std::vector<Index>& couplings(Index row) const {
-    if (row != cached_row_) cache_row(row);
-    return cached_cols_;
-  }
-
- private:
-  bool contains_uncached(Index row, Index col) const {
     const Point r = point_of(row), c = point_of(col);
     bool same = true, reach[3], still[3];
     for (int a = 0; a < 3; ++a) {
@@ -215,10 +191,12 @@ class GridStencilPattern {
     const std::vector<char>& fill = same ? g_.dfill : g_.ofill;
     return fill.empty() || fill[static_cast<std::size_t>(r.c * g_.dof + c.c)] != 0;
   }
-  /// The columns row couples to (contains_uncached's set), sorted.
-  void cache_row(Index row) const {
+
+  /// The columns row couples to (contains' set for the row), sorted: for a
+  /// caller with many questions about one row.
+  std::vector<Index> couplings(Index row) const {
     const Point r = point_of(row);
-    cached_cols_.clear();
+    std::vector<Index> cols;
     for (const auto& o : stencil_points(g_)) {
       std::array<Index, 3> q{};
       bool inside = true, same = true;
@@ -230,15 +208,14 @@ class GridStencilPattern {
       if (!inside) continue;
       const std::vector<char>& fill = same ? g_.dfill : g_.ofill;
       for (Index c = 0; c < g_.dof; ++c)
-        if (fill.empty() || fill[static_cast<std::size_t>(r.c * g_.dof + c)] != 0) cached_cols_.push_back(num_.global(q[0], q[1], q[2], c));
+        if (fill.empty() || fill[static_cast<std::size_t>(r.c * g_.dof + c)] != 0) cols.push_back(num_.global(q[0], q[1], q[2], c));
     }
-    std::sort(cached_cols_.begin(), cached_cols_.end());
-    cached_cols_.erase(std::unique(cached_cols_.begin(), cached_cols_.end()), cached_cols_.end());
-    cached_row_ = row;
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    return cols;
   }
-  mutable Index cached_row_ = -1, last_row_ = -1;
-  mutable std::vector<Index> cached_cols_;
 
+ private:
   struct Point {
     std::array<Index, 3> x;
     Index c;
