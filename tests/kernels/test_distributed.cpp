@@ -7,6 +7,9 @@
 #define BOOST_TEST_MODULE distributed
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
+#include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
 #include "pdiag/distributed.hpp"
 #include "testing.hpp"
@@ -177,4 +180,80 @@ BOOST_AUTO_TEST_CASE(split_sparse_remote) {
   BOOST_TEST(rel_err(r2, r) <= kTol);
   // a fill ratio below 1 is refused
   BOOST_CHECK_THROW(hm_split_sparse_remote(A.view(), 10, 30, 0), FormatError);
+}
+
+// The entries a block keeps in a list (pdiag/remote.hpp), rows [10, 30) of
+// a 60 x 60 block owning columns [10, 30): a pattern's split between
+// stored diagonals and listed couplings (lists_as_remote: d != 0, only
+// other processes' columns, at most 1 / 8 full); look-up; taking the
+// entries of some diagonals back; the CSR of diagonals and list together
+// (for_each_kept_by_row's merge, what the aij copy and MatGetRow read);
+// and the product: the passes over the diagonals plus the list through
+// listed_with_remote and the two-array listed_spmv_add equal the product of
+// the block holding every entry on diagonals.
+BOOST_AUTO_TEST_CASE(remote_entries) {
+  const Layout L = Layout::block(60, 60, 10, 20);
+  // a 3-point band, one coupling per row to columns 40 + i (offset 30, a
+  // dense remote diagonal: stored) and, for rows 12 and 17, lonely remote
+  // couplings on offsets of their own (listed); row 15 also reaches owned
+  // column 27 on offset 12, alone (owned: stored)
+  const auto couplings = [](Index i) {
+    std::vector<Index> c{i - 1, i, i + 1, i + 30};
+    if (i == 12) c.push_back(51);
+    if (i == 17) c.push_back(3);
+    if (i == 15) c.push_back(27);
+    c.erase(std::remove_if(c.begin(), c.end(), [](Index j) { return j < 0 || j >= 60; }), c.end());
+    std::sort(c.begin(), c.end());
+    return c;
+  };
+  const PatternSplit<double> sp = split_pattern_remote<double>(L, 10, 30, 8, couplings);
+  BOOST_TEST(sp.offsets == (std::vector<Index>{-1, 0, 1, 12, 30}), boost::test_tools::per_element());
+  BOOST_TEST(sp.listed.rows == (std::vector<Index>{2, 7}), boost::test_tools::per_element());
+  BOOST_TEST(sp.listed.cols == (std::vector<Index>{51, 3}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(split_pattern_remote<double>(L, 10, 30, 0, couplings), FormatError);
+  // values: the full block (every entry on diagonals) and the split one
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  HmMatrix<double> full(L, {-1, 0, 1, 12, 30, 39, -14}), A(L, sp.offsets);
+  RemoteEntries<double> R = sp.listed;
+  for (Index i = L.row_begin; i < L.row_end(); ++i)
+    for (Index j : couplings(i)) {
+      const double v = u(rng);
+      *full.find(i, j) = v;
+      if (double* a = A.find(i, j)) *a = v;
+      else {
+        const Index e = R.find(i - L.row_begin, j);
+        BOOST_TEST_REQUIRE(e >= 0);
+        R.val[static_cast<std::size_t>(e)] = v;
+      }
+    }
+  BOOST_TEST(R.find(2, 52) == -1);
+  BOOST_TEST(R.find(3, 51) == -1);
+  // the CSR of both against the full block's (zeros left out by the rule)
+  const auto nonzero = [](Index, Index, double v) { return v != 0.0; };
+  const Csr<double> ref = hm_to_csr_if(full, nonzero), got = hm_to_csr_if(A, nonzero, &R);
+  BOOST_TEST(got.rowptr == ref.rowptr, boost::test_tools::per_element());
+  BOOST_TEST(got.colidx == ref.colidx, boost::test_tools::per_element());
+  BOOST_TEST(got.vals == ref.vals, boost::test_tools::per_element());
+  BOOST_TEST(hm_count_if(A, nonzero, &R) == Index(ref.colidx.size()));
+  // the product: passes over A's diagonals, then the list
+  const std::vector<double> x = random_vector(L.ncols, rng);
+  std::vector<double> y_ref(L.nrows, 0.0), y(L.nrows, 0.0);
+  hm_spmv(full.view(), x.data(), y_ref.data());
+  hm_spmv(A.view(), x.data(), y.data());
+  const ListedEntries l = listed_with_remote(ListedEntries{}, R, A.nstored());
+  listed_spmv_add(Index(l.rows.size()), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), A.val.data(), A.nstored(), R.val.data(), x.data(),
+                  y.data());
+  BOOST_TEST(rel_err(y, y_ref) <= kTol);
+  // the entries of a listed diagonal taken back (offset 39 = 51 - 12)
+  const std::vector<RemoteEntry<double>> taken = remote_entries_take(R, L.row_begin, {39});
+  BOOST_TEST_REQUIRE(taken.size() == 1u);
+  BOOST_TEST(taken[0].il == 2);
+  BOOST_TEST(taken[0].col == 51);
+  BOOST_TEST(R.size() == 1);
+  BOOST_TEST(R.find(7, 3) == 0);
+  remote_entries_add(R, taken);
+  BOOST_TEST(R.size() == 2);
+  BOOST_TEST(R.find(2, 51) == 0);
+  BOOST_CHECK_THROW(remote_entries_add(R, taken), FormatError);  // a position twice
 }

@@ -2,15 +2,21 @@
    2^k + 1 points on a 2D process grid (ksp ex50 at 1025^2 on 4 processes:
    513 + 512): each boundary grid line couples to its neighbour through a
    global offset of its own, hundreds of diagonals holding one entry each.
-   diag's products leave them to a list (pdiag::hm_split_sparse_remote).
-   Checked against aij on the same operator: MatMult, MatMultAdd,
-   MatResidual, MatMultTranspose, a Krylov solve with SOR and with
-   bjacobi/ILU(0) (iterations equal); and the work MatMult logs (flops) is
-   within twice aij's, not the stored diagonals' (which would fail this by
-   an order of magnitude), also after the values change, after a
-   preallocated structure of zeros takes its values, after couplings set to
-   zero take values again, and after MatRetrieveValues. -dm_vec_type cuda
-   runs the device path. */
+   diag keeps those couplings as a list (pdiag/remote.hpp, Mat_Diag::remote)
+   and its products leave sparsely filled diagonals to a list
+   (pdiag::hm_split_sparse_remote). Checked against aij on the same
+   operator: the storage (within 1.5 times aij's entries; the diagonals
+   would take several times that, as -mat_diag_list_remote 0 shows), every
+   row (MatGetRow, MatGetValues, MatConvert to aij), MatMult, MatMultAdd,
+   MatResidual, a Krylov solve with SOR and with bjacobi/ILU(0) (iterations
+   equal); the work MatMult logs (flops) is within twice aij's, not the
+   stored diagonals' (which would fail this by an order of magnitude), also
+   after the values change, after a preallocated structure of zeros takes
+   its values, after couplings set to zero take values again, and after
+   MatRetrieveValues. The operations that read diagonals only
+   (MatMultTranspose, MatNorm, MatDiagonalScale, MatZeroRows, MatAXPY) on a
+   duplicate, which stores its list as diagonals first, and the original
+   keeps its list. -dm_vec_type cuda runs the device path. */
 #include "plugin_testing.hpp"
 
 #include <petscdmda.h>
@@ -75,7 +81,7 @@ PetscErrorCode MultFlops(Mat A, Vec x, Vec y, PetscLogDouble *flops)
 
 PetscErrorCode CheckProducts(const std::string &cs, Mat D, Mat R)
 {
-  Vec            x, y, yr, z, t, tr;
+  Vec            x, y, yr, z;
   PetscReal      rel;
   PetscLogDouble fd, fr;
 
@@ -83,8 +89,6 @@ PetscErrorCode CheckProducts(const std::string &cs, Mat D, Mat R)
   PetscCall(MatCreateVecs(R, &x, &y));
   PetscCall(VecDuplicate(y, &yr));
   PetscCall(VecDuplicate(y, &z));
-  PetscCall(VecDuplicate(x, &t));
-  PetscCall(VecDuplicate(x, &tr));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(VecSetRandom(z, NULL));
   PetscCall(MultFlops(D, x, y, &fd));
@@ -100,16 +104,113 @@ PetscErrorCode CheckProducts(const std::string &cs, Mat D, Mat R)
   PetscCall(MatResidual(R, z, x, yr));
   PetscCall(VecRelDiff(y, yr, &rel));
   PetscCall(Record(rel <= kTol, cs, "MatResidual", Fmt("rel %g", (double)rel)));
-  PetscCall(MatMultTranspose(D, z, t));
-  PetscCall(MatMultTranspose(R, z, tr));
-  PetscCall(VecRelDiff(t, tr, &rel));
-  PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yr));
   PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&t));
-  PetscCall(VecDestroy(&tr));
+  PetscFunctionReturn(0);
+}
+
+/* The entries D stores (diagonals and list) against the entries aij holds,
+   summed over the processes. */
+PetscErrorCode StoredRatio(Mat D, Mat R, double *ratio)
+{
+  MatInfo di, ri;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &di));
+  PetscCall(MatGetInfo(R, MAT_GLOBAL_SUM, &ri));
+  *ratio = (double)di.nz_allocated / (double)ri.nz_used;
+  PetscFunctionReturn(0);
+}
+
+/* Every owned row of D as aij's: MatGetRow, MatGetValues at aij's
+   columns, and MatConvert to aij equal to R. */
+PetscErrorCode CheckRows(const std::string &cs, Mat D, Mat R)
+{
+  PetscInt  rstart, rend, bad = -1;
+  PetscBool eq;
+  Mat       C;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(R, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend && bad < 0; ++i) {
+    PetscInt           nd, nr;
+    const PetscInt    *cd, *cr;
+    const PetscScalar *vd, *vr;
+    std::vector<PetscInt>    cols;
+    std::vector<PetscScalar> got;
+    PetscCall(MatGetRow(R, i, &nr, &cr, &vr));
+    cols.assign(cr, cr + nr);
+    got.resize(nr);
+    PetscCall(MatGetValues(D, 1, &i, nr, cols.data(), got.data()));
+    for (PetscInt k = 0; k < nr; ++k)
+      if (got[k] != vr[k]) bad = i;
+    PetscCall(MatGetRow(D, i, &nd, &cd, &vd));
+    if (nd != nr) bad = i;
+    for (PetscInt k = 0; k < nd && k < nr; ++k)
+      if (cd[k] != cr[k] || vd[k] != vr[k]) bad = i;
+    PetscCall(MatRestoreRow(D, i, &nd, &cd, &vd));
+    PetscCall(MatRestoreRow(R, i, &nr, &cr, &vr));
+  }
+  PetscCall(Record(bad < 0, cs, "MatGetRow and MatGetValues give aij's rows", Fmt("first row that differs %d", (int)bad)));
+  PetscCall(MatConvert(D, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatEqual(C, R, &eq));
+  PetscCall(Record(eq, cs, "MatConvert to aij equals aij"));
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(0);
+}
+
+/* The operations that read diagonals only, on a duplicate of D (which
+   stores its list as diagonals for them) against aij. */
+PetscErrorCode CheckDiagonalsOnly(const std::string &cs, Mat D, Mat R)
+{
+  Mat       E, F;
+  Vec       x, y, yr, l, r;
+  PetscReal rel, nd, nr;
+  PetscInt  row;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &E));
+  PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &F));
+  PetscCall(MatCreateVecs(R, &x, &y));
+  PetscCall(VecDuplicate(y, &yr));
+  PetscCall(VecDuplicate(y, &l));
+  PetscCall(VecDuplicate(x, &r));
+  PetscCall(VecSetRandom(y, NULL));
+  PetscCall(MatMultTranspose(E, y, x));
+  PetscCall(MatMultTranspose(F, y, r));
+  PetscCall(VecRelDiff(x, r, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
+  for (NormType t : {NORM_FROBENIUS, NORM_1, NORM_INFINITY}) {
+    PetscCall(MatNorm(E, t, &nd));
+    PetscCall(MatNorm(F, t, &nr));
+    PetscCall(Record(PetscAbsReal(nd - nr) <= kTol * nr, cs, Fmt("MatNorm %d", (int)t), Fmt("diag %g, aij %g", (double)nd, (double)nr)));
+  }
+  PetscCall(VecSetRandom(l, NULL));
+  PetscCall(VecSetRandom(r, NULL));
+  PetscCall(MatDiagonalScale(E, l, r));
+  PetscCall(MatDiagonalScale(F, l, r));
+  { /* X with its list too */
+    Mat Ex, Fx;
+    PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &Ex));
+    PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &Fx));
+    PetscCall(MatAXPY(E, 0.5, Ex, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(F, 0.5, Fx, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&Ex));
+    PetscCall(MatDestroy(&Fx));
+  }
+  PetscCall(MatGetOwnershipRange(R, &row, NULL));
+  PetscCall(MatZeroRows(E, 1, &row, 2.0, NULL, NULL));
+  PetscCall(MatZeroRows(F, 1, &row, 2.0, NULL, NULL));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(E, x, y));
+  PetscCall(MatMult(F, x, yr));
+  PetscCall(VecRelDiff(y, yr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatDiagonalScale, MatAXPY, MatZeroRows", Fmt("rel %g", (double)rel)));
+  for (Vec v : {x, y, yr, l, r}) PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatDestroy(&F));
   PetscFunctionReturn(0);
 }
 
@@ -162,6 +263,21 @@ PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
     PetscCall(FillOperator(da, R, 1));
     PetscCall(FillOperator(da, D, 1));
     PetscCall(Record(IsDiag(D), cs, "DMCreateMatrix gives diag"));
+    double ratio, ratio_off;
+    PetscCall(StoredRatio(D, R, &ratio));
+    PetscCall(Record(ratio <= 1.5, cs, "stores within 1.5 times aij's entries", Fmt("%.3f", ratio)));
+    { /* the same without the list: several times more when the widths differ */
+      Mat Doff;
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_list_remote", "0"));
+      PetscCall(DMCreateMatrix(da, &Doff));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_list_remote"));
+      PetscCall(FillOperator(da, Doff, 1));
+      PetscCall(StoredRatio(Doff, R, &ratio_off));
+      PetscCall(PetscInfo(NULL, "%s: stored / aij's entries %.3f with the list, %.3f without\n", cs.c_str(), ratio, ratio_off));
+      PetscCall(CheckProducts(cs + " without the list", Doff, R));
+      PetscCall(MatDestroy(&Doff));
+    }
+    PetscCall(CheckRows(cs, D, R));
     PetscCall(CheckProducts(cs, D, R));
     for (const char *pc : {PCSOR, PCBJACOBI}) {
       PetscInt  itd, itr;
@@ -191,6 +307,23 @@ PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
     PetscCall(CheckProducts(cs + " zero couplings again", D, R));
     for (Mat M : {R, D}) PetscCall(MatRetrieveValues(M));
     PetscCall(CheckProducts(cs + " retrieved", D, R));
+    PetscCall(CheckRows(cs + " retrieved", D, R));
+    PetscCall(CheckDiagonalsOnly(cs, D, R));
+    double after;
+    PetscCall(StoredRatio(D, R, &after));
+    PetscCall(Record(after == ratio, cs, "keeps its list", Fmt("stored / aij's %.3f, was %.3f", after, ratio)));
+    /* and by diagonals itself: a transpose stores the list as diagonals */
+    Vec x, t, tr;
+    PetscReal rel;
+    PetscCall(MatCreateVecs(R, &t, &x));
+    PetscCall(VecDuplicate(t, &tr));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMultTranspose(D, x, t));
+    PetscCall(MatMultTranspose(R, x, tr));
+    PetscCall(VecRelDiff(t, tr, &rel));
+    PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
+    for (Vec v : {x, t, tr}) PetscCall(VecDestroy(&v));
+    PetscCall(CheckProducts(cs + " by diagonals", D, R));
     PetscFunctionReturn(0);
   });
   PetscCall(MatDestroy(&D));

@@ -60,6 +60,18 @@ struct StagedDiagonal {
       s = add[e] ? s + vals[e] : vals[e];
     }
   }
+  /// Before the entries turned dense (dense empty): the rows set,
+  /// ascending and once each, with the values replay() would write over
+  /// zeros.
+  std::vector<std::pair<Index, T>> row_values() const {
+    if (!dense.empty()) throw FormatError("StagedDiagonal::row_values: the entries are dense");
+    std::map<Index, T> m;
+    for (std::size_t e = 0; e < rows.size(); ++e) {
+      T& s = m[rows[e]];
+      s = add[e] ? s + vals[e] : vals[e];
+    }
+    return {m.begin(), m.end()};
+  }
   /// The rows whose entry was set and is an exact zero in written[0 ..),
   /// written[0] being row lo (the diagonal as replay() wrote it): set
   /// positions that an aij matrix holds although their value is zero (e.g.

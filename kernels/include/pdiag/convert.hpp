@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/remote.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -89,9 +90,11 @@ namespace detail {
 /// columns): entry(i, j, v) for each, then row_done(i) after each row.
 /// The diagonals are read as parallel streams, so what the visitor writes
 /// in visiting order (CSR arrays) is written in order, where a
-/// diagonal-by-diagonal pass would scatter each diagonal's entries.
+/// diagonal-by-diagonal pass would scatter each diagonal's entries. The
+/// entries the block keeps in a list (remote, if given) are visited in
+/// their rows, in column order with the diagonals' entries.
 template <class T, class Keep, class Entry, class RowDone>
-void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowDone&& row_done) {
+void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowDone&& row_done, const RemoteEntries<T>* remote = nullptr) {
   const Layout& L = A.layout;
   const auto v = A.view();
   const Index nd = A.ndiag();
@@ -102,25 +105,36 @@ void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowD
     last[k] = L.hi(d);
     base[k] = first[k] < last[k] ? v.pos(k, first[k]) - first[k] : 0;  // val index of (i, i + d): base[k] + i
   }
+  std::size_t q = 0;  // the next listed row
   for (Index i = L.row_begin; i < L.row_end(); ++i) {
+    Index p = 0, pend = 0;  // the row's listed entries
+    if (remote && q < remote->rows.size() && remote->rows[q] == i - L.row_begin) {
+      p = remote->ptr[q];
+      pend = remote->ptr[q + 1];
+      ++q;
+    }
     for (Index k = 0; k < nd; ++k) {
       if (i < first[k] || i >= last[k]) continue;
       const T a = A.val[static_cast<std::size_t>(base[k] + i)];
       const Index j = i + A.offsets[k];
+      for (; p < pend && remote->cols[p] < j; ++p)
+        if (keep(i, remote->cols[p], remote->val[p])) entry(i, remote->cols[p], remote->val[p]);
       if (keep(i, j, a)) entry(i, j, a);
     }
+    for (; p < pend; ++p)
+      if (keep(i, remote->cols[p], remote->val[p])) entry(i, remote->cols[p], remote->val[p]);
     row_done(i);
   }
 }
 
 /// The CSR row pointer (over the local rows) of the entries keep accepts.
 template <class T, class Keep>
-void kept_rowptr(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr) {
+void kept_rowptr(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr, const RemoteEntries<T>* remote) {
   const Layout& L = A.layout;
   rowptr.assign(static_cast<std::size_t>(L.nrows + 1), 0);
   Index n = 0;
   for_each_kept_by_row(
-      A, keep, [&](Index, Index, const T&) { ++n; }, [&](Index i) { rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] = n; });
+      A, keep, [&](Index, Index, const T&) { ++n; }, [&](Index i) { rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] = n; }, remote);
 }
 
 }  // namespace detail
@@ -129,34 +143,38 @@ void kept_rowptr(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr) 
 /// which keep(i, j, v) holds: rowptr over the local rows, global columns
 /// ascending in each row. With hm_csr_values_if, the two halves of
 /// hm_to_csr_if for a caller that keeps the pattern and puts the values in
-/// arrays of its own (an aij matrix's).
+/// arrays of its own (an aij matrix's). The entries of a list the block
+/// keeps (remote, if given) join their rows, here and in the functions
+/// below.
 template <class T, class Keep>
-void hm_csr_pattern_if(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr, std::vector<Index>& colidx) {
-  detail::kept_rowptr(A, keep, rowptr);
+void hm_csr_pattern_if(const HmMatrix<T>& A, Keep&& keep, std::vector<Index>& rowptr, std::vector<Index>& colidx, const RemoteEntries<T>* remote = nullptr) {
+  detail::kept_rowptr(A, keep, rowptr, remote);
   colidx.resize(static_cast<std::size_t>(rowptr.back()));
   std::size_t p = 0;
-  detail::for_each_kept_by_row(A, keep, [&](Index, Index j, const T&) { colidx[p++] = j; }, [](Index) {});
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index j, const T&) { colidx[p++] = j; }, [](Index) {}, remote);
 }
 
 /// hm_csr_pattern_if in one pass into the caller's arrays, of any integer
 /// type I wide enough for the columns: rowptr (nrows + 1 entries) and
-/// colidx (room for A.nstored() entries, the most that can be kept; the
-/// first rowptr[nrows] are written). For a caller that hands the arrays to
-/// a library (an aij matrix's own), with no copy and no second pass.
+/// colidx (room for A.nstored() + remote->size() entries, the most that
+/// can be kept; the first rowptr[nrows] are written). For a caller that
+/// hands the arrays to a library (an aij matrix's own), with no copy and no
+/// second pass.
 template <class T, class Keep, class I>
-void hm_csr_pattern_if_into(const HmMatrix<T>& A, Keep&& keep, I* rowptr, I* colidx) {
+void hm_csr_pattern_if_into(const HmMatrix<T>& A, Keep&& keep, I* rowptr, I* colidx, const RemoteEntries<T>* remote = nullptr) {
   const Layout& L = A.layout;
   Index p = 0;
   rowptr[0] = 0;
   detail::for_each_kept_by_row(
       A, keep, [&](Index, Index j, const T&) { colidx[p++] = static_cast<I>(j); },
-      [&](Index i) { rowptr[i - L.row_begin + 1] = static_cast<I>(p); });
+      [&](Index i) { rowptr[i - L.row_begin + 1] = static_cast<I>(p); }, remote);
 }
 
 /// Whether the kept entries' pattern is (rowptr, colidx), checked without
 /// building it.
 template <class T, class Keep>
-bool hm_csr_pattern_equals_if(const HmMatrix<T>& A, Keep&& keep, const std::vector<Index>& rowptr, const std::vector<Index>& colidx) {
+bool hm_csr_pattern_equals_if(const HmMatrix<T>& A, Keep&& keep, const std::vector<Index>& rowptr, const std::vector<Index>& colidx,
+                              const RemoteEntries<T>* remote = nullptr) {
   const Layout& L = A.layout;
   if (rowptr.size() != static_cast<std::size_t>(L.nrows + 1) || rowptr.back() != Index(colidx.size())) return false;
   bool same = true;
@@ -168,23 +186,23 @@ bool hm_csr_pattern_equals_if(const HmMatrix<T>& A, Keep&& keep, const std::vect
   const auto row_done = [&](Index i) {
     if (rowptr[static_cast<std::size_t>(i - L.row_begin + 1)] != p) same = false;
   };
-  detail::for_each_kept_by_row(A, keep, entry, row_done);
+  detail::for_each_kept_by_row(A, keep, entry, row_done, remote);
   return same && p == Index(colidx.size());
 }
 
 /// The kept entries' values in CSR order (hm_csr_pattern_if's) into out.
 template <class T, class Keep>
-void hm_csr_values_if(const HmMatrix<T>& A, Keep&& keep, T* out) {
+void hm_csr_values_if(const HmMatrix<T>& A, Keep&& keep, T* out, const RemoteEntries<T>* remote = nullptr) {
   std::size_t p = 0;
-  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T& a) { out[p++] = a; }, [](Index) {});
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T& a) { out[p++] = a; }, [](Index) {}, remote);
 }
 
 /// The stored entries (i, j) with value v of A for which keep(i, j, v)
 /// holds, as CSR of the local rows (global columns, ascending in each row).
 template <class T, class Keep>
-Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
+Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep, const RemoteEntries<T>* remote = nullptr) {
   Csr<T> C;
-  detail::kept_rowptr(A, keep, C.rowptr);
+  detail::kept_rowptr(A, keep, C.rowptr, remote);
   C.colidx.resize(static_cast<std::size_t>(C.rowptr.back()));
   C.vals.resize(C.colidx.size());
   std::size_t p = 0;  // columns and values in one pass
@@ -194,7 +212,7 @@ Csr<T> hm_to_csr_if(const HmMatrix<T>& A, Keep&& keep) {
         C.colidx[p] = j;
         C.vals[p++] = a;
       },
-      [](Index) {});
+      [](Index) {}, remote);
   return C;
 }
 
@@ -255,9 +273,9 @@ std::vector<unsigned char> hm_entry_mask(const HmMatrix<T>& A, Keep&& keep) {
 /// How many stored entries of A keep(i, j, v) takes (the ones of
 /// hm_entry_mask, without the mask).
 template <class T, class Keep>
-Index hm_count_if(const HmMatrix<T>& A, Keep&& keep) {
+Index hm_count_if(const HmMatrix<T>& A, Keep&& keep, const RemoteEntries<T>* remote = nullptr) {
   Index n = 0;
-  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T&) { ++n; }, [](Index) {});
+  detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T&) { ++n; }, [](Index) {}, remote);
   return n;
 }
 

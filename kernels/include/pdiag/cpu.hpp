@@ -307,4 +307,18 @@ void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Ind
   }
 }
 
+/// The same with the values in two arrays, as a block keeps them on the
+/// host: positions below nbase in val (its diagonals' values), the others
+/// at pos - nbase in tail (the values of the entries it keeps in a list,
+/// pdiag/remote.hpp), which a device copy holds after val in one array.
+template <class T>
+void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Index* pos, const Index* cols,
+                     const nodeduce_t<T>* val, Index nbase, const nodeduce_t<T>* tail, const T* w, T* y, nodeduce_t<T> sign = T(1)) {
+  for (Index q = 0; q < nrows; ++q) {
+    T sum = T(0);
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += (pos[e] < nbase ? val[pos[e]] : tail[pos[e] - nbase]) * w[cols[e]];
+    y[rows[q]] += sign * sum;
+  }
+}
+
 }  // namespace pdiag

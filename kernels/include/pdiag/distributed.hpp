@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/remote.hpp"
 
 #include <utility>
 
@@ -192,6 +193,36 @@ DiagonalSplit hm_split_sparse_remote(const HmView<T>& A, Index c0, Index c1, Ind
     s.listed.cols.push_back(e.col);
   }
   return s;
+}
+
+/// The listed entries of a split (positions in the diagonals' values)
+/// together with the entries a block keeps in a list (R, at positions
+/// pos_base + e: after the diagonals' values, as the plugin's device copy
+/// holds them), by row, columns global and ascending within a row.
+template <class T>
+ListedEntries listed_with_remote(const ListedEntries& split, const RemoteEntries<T>& R, Index pos_base) {
+  if (R.empty()) return split;
+  struct Entry {
+    Index il, col, pos;
+  };
+  std::vector<Entry> e;
+  e.reserve(static_cast<std::size_t>(split.size() + R.size()));
+  for (std::size_t q = 0; q < split.rows.size(); ++q)
+    for (Index p = split.ptr[q]; p < split.ptr[q + 1]; ++p) e.push_back({split.rows[q], split.cols[p], split.pos[p]});
+  for (std::size_t q = 0; q < R.rows.size(); ++q)
+    for (Index p = R.ptr[q]; p < R.ptr[q + 1]; ++p) e.push_back({R.rows[q], R.cols[p], pos_base + p});
+  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) { return a.il != b.il ? a.il < b.il : a.col < b.col; });
+  ListedEntries out;
+  for (const Entry& x : e) {
+    if (out.rows.empty() || out.rows.back() != x.il) {
+      out.rows.push_back(x.il);
+      out.ptr.push_back(out.ptr.back());
+    }
+    ++out.ptr.back();
+    out.pos.push_back(x.pos);
+    out.cols.push_back(x.col);
+  }
+  return out;
 }
 
 // ---- padded diagonals (for moving rows between processes) -------------------

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 
-/* Slot of a(i, j) in the stored values, or nullptr when its diagonal is not
-   stored. i is an owned global row, 0 <= j < N; c is the entry's position
+/* Slot of a(i, j) in the stored values (or in the listed entries'), or
+   nullptr when its diagonal is not stored and it is not listed. i is an owned global row, 0 <= j < N; c is the entry's position
    among the call's columns. The diagonal the entry at that position lay on
    in the previous row is tried first, then its successor (consecutive
    entries in ascending order), so the binary search runs about once per
@@ -22,7 +22,10 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c
   if (k >= nd || a->hm.offsets[k] != d) {
     if (k + 1 < nd && a->hm.offsets[k + 1] == d) k = k + 1;
     else k = a->hm.find_diagonal(d);
-    if (k < 0) return nullptr;
+    if (k < 0) { /* a listed entry, if the block lists it */
+      const Index e = a->remote.empty() ? -1 : a->remote.find(i - a->layout.row_begin, j);
+      return e < 0 ? nullptr : &a->remote.val[e];
+    }
     hint = k;
   }
   return &a->hm.val[a->hm.start[k] + i - a->hm.layout.lo(d)];
@@ -197,6 +200,10 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (a->staged.empty() && size == 1) PetscFunctionReturn(0);
+  /* MPI, HM: the staged diagonals to be listed (diag_remote.cpp) leave the staged ones */
+  std::vector<pdiag::RemoteEntry<PetscScalar>> incoming;
+  std::vector<Index>                           promote;
+  if (size > 1 && a->scheme == pdiag::Scheme::HM && a->list_remote) PetscCall(MatDiagStagedToRemote_Private(A, &incoming, &promote));
   {
     std::vector<Index> offs, staged;
     PetscCallCXX(for (const auto &kv : a->staged) {
@@ -221,10 +228,19 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   if (!ierr) ierr = MatDiagCheckBudget_Private(A, staged_count, nset);
   if (size > 1) PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatAssemblyEnd() (the memory budget of the new diagonals)"));
   else PetscCall(ierr);
-  if (ierr || a->staged.empty()) {
-    if (ierr) a->staged.clear(); /* refused: the matrix keeps its stored diagonals */
+  if (ierr) {
+    a->staged.clear(); /* refused: the matrix keeps its stored diagonals and its list */
     PetscFunctionReturn(0);
   }
+  if (!incoming.empty()) {
+    PetscCallCXX(for (const auto &e : incoming) if (e.v == 0.0) a->zero_sets.emplace_back(a->layout.row_begin + e.il, e.col));
+    DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
+    MatDiagValuesChanged(a);
+    a->structure_changed = PETSC_TRUE;
+    a->ghost_valid       = PETSC_FALSE;
+    A->nonzerostate++;
+  }
+  if (a->staged.empty()) PetscFunctionReturn(0);
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
     for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);
@@ -235,6 +251,8 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     Hm grown;
     DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->staged));
     PetscCallCXX(for (const auto &kv : a->staged) record_set_zeros(kv.first, kv.second, grown.val.data() + grown.start[grown.find_diagonal(kv.first)]));
+    /* listed entries on diagonals that are stored now go onto them */
+    PetscCallCXX(for (const auto &e : pdiag::remote_entries_take(a->remote, a->layout.row_begin, promote)) * grown.find(a->layout.row_begin + e.il, e.col) = e.v);
     PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
   } else {
     std::vector<Index> koffs = a->cdm.koffsets;
@@ -264,7 +282,9 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
   pdiag::Scheme want;
 
   PetscFunctionBegin;
-  if (a->storage_req == MAT_DIAG_STORAGE_HM || A->rmap->N != A->cmap->N) want = pdiag::Scheme::HM;
+  /* a block listing entries stays HM under auto (CDM has no list: it would
+     store them as diagonals, which the list is there to avoid) */
+  if (a->storage_req == MAT_DIAG_STORAGE_HM || A->rmap->N != A->cmap->N || (a->remote_any && a->storage_req == MAT_DIAG_STORAGE_AUTO)) want = pdiag::Scheme::HM;
   else if (a->storage_req == MAT_DIAG_STORAGE_CDM) want = pdiag::Scheme::CDM;
   else {
     /* bytes of the two schemes, summed over the processes */
@@ -288,6 +308,7 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     want = sum[1] < sum[0] ? pdiag::Scheme::CDM : pdiag::Scheme::HM;
   }
   if (want == a->scheme) PetscFunctionReturn(0);
+  if (want == pdiag::Scheme::CDM) PetscCall(MatDiagRemoteToDiagonals_Private(A, "CDM storage"));
   if (want == pdiag::Scheme::CDM) { /* a short diagonal takes a whole compact one: check what CDM would take */
     pdiag::StorageCount count;
     DiagCallKernel(count = pdiag::cdm_count(a->layout, a->hm.offsets));
@@ -343,6 +364,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
      different paths on different processes): the processes agree on the
      nonzero state as mpiaij's assembly does */
   if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &A->nonzerostate, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  if (size > 1) PetscCall(MatDiagRemoteAgree_Private(A));
   if (a->structure_changed) {
     PetscCall(MatDiagApplyStorage_Private(A));
     a->structure_changed = PETSC_FALSE;
@@ -376,6 +398,7 @@ PetscErrorCode MatZeroEntries_Diag(Mat A)
   MatDiagValuesChanged(a);
   std::fill(a->hm.val.begin(), a->hm.val.end(), 0.0);
   std::fill(a->cdm.val.begin(), a->cdm.val.end(), 0.0);
+  std::fill(a->remote.val.begin(), a->remote.val.end(), 0.0);
   for (auto &kv : a->staged) kv.second.zero();
   PetscFunctionReturn(0);
 }
@@ -404,6 +427,7 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
     PetscCheck(!any, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: a COO entry of another process is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix, or its arguments are wrong (see that process's error)", A->rmap->N, A->cmap->N);
   }
   PetscCall(MatSetUp_Diag(A));
+  a->list_remote = PETSC_FALSE; /* COO slots are positions in the diagonals' values: no list (a DMDA's set-up may have made one, stored as diagonals below) */
   a->coo_i.assign(coo_i, coo_i + ncoo);
   a->coo_j.assign(coo_j, coo_j + ncoo);
   for (PetscCount e = 0; e < ncoo; e++) {
@@ -412,6 +436,7 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
   a->coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
   PetscFunctionReturn(0);
 }
@@ -423,6 +448,7 @@ PetscErrorCode MatDiagCOOSlots_Private(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatDiagHostValuesEnsure_Private(a)); /* slots are positions in the host array */
+  PetscCheck(a->remote.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: COO assembly of a matrix listing entries");
   PetscScalar *base = a->values();
   a->coo_slot.assign(a->coo_i.size(), -1);
   a->coo_remote = PETSC_FALSE;

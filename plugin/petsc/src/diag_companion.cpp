@@ -107,9 +107,10 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
 /* A's stored entries as HM (a CDM matrix's converted) with the rule of
    those aij holds, host values current. */
 struct AijView {
-  Hm         from_cdm;
-  const Hm  *hm = nullptr;
-  AijEntries rule;
+  Hm                                       from_cdm;
+  const Hm                                *hm     = nullptr;
+  const pdiag::RemoteEntries<PetscScalar> *remote = nullptr; /* the entries A keeps in a list (none: null) */
+  AijEntries                               rule;
 };
 
 static PetscErrorCode MatDiagAijView(Mat A, bool sticky, AijView *v)
@@ -120,7 +121,8 @@ static PetscErrorCode MatDiagAijView(Mat A, bool sticky, AijView *v)
   PetscCall(MatDiagSyncHost_Private(A));
   PetscCall(MatDiagAijEntries(A, sticky, &v->rule));
   if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(v->from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-  v->hm = a->scheme == pdiag::Scheme::HM ? &a->hm : &v->from_cdm;
+  v->hm     = a->scheme == pdiag::Scheme::HM ? &a->hm : &v->from_cdm;
+  v->remote = a->remote.empty() ? nullptr : &a->remote;
   PetscFunctionReturn(0);
 }
 
@@ -131,7 +133,7 @@ static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar
 
   PetscFunctionBegin;
   PetscCall(MatDiagAijView(A, sticky, &v));
-  DiagCallKernel(*csr = pdiag::hm_to_csr_if(*v.hm, v.rule));
+  DiagCallKernel(*csr = pdiag::hm_to_csr_if(*v.hm, v.rule, v.remote));
   PetscFunctionReturn(0);
 }
 
@@ -143,7 +145,7 @@ PetscErrorCode MatDiagAijRow_Private(Mat A, PetscInt row, std::vector<Index> *co
 
   PetscFunctionBegin;
   PetscCall(MatDiagAijEntries(A, true, &rule));
-  if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::get_row_if(a->hm.view(), (Index)row, *cols, *vals, rule));
+  if (a->scheme == pdiag::Scheme::HM) DiagCallKernel(pdiag::get_row_if(a->hm.view(), (Index)row, *cols, *vals, rule); pdiag::remote_merge_row(a->remote, (Index)row - a->layout.row_begin, (Index)row, rule, *cols, *vals));
   else DiagCallKernel(pdiag::get_row_if(a->cdm.view(), (Index)row, *cols, *vals, rule));
   PetscFunctionReturn(0);
 }
@@ -173,7 +175,7 @@ PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
   if (a->aij_count_state != state || a->aij_count_nzstate != A->nonzerostate) {
     AijView v;
     PetscCall(MatDiagAijView(A, true, &v));
-    DiagCallKernel(a->aij_count = pdiag::hm_count_if(*v.hm, v.rule));
+    DiagCallKernel(a->aij_count = pdiag::hm_count_if(*v.hm, v.rule, v.remote));
     a->aij_count_state   = state;
     a->aij_count_nzstate = A->nonzerostate;
   }
@@ -294,8 +296,8 @@ PetscErrorCode MatDiagBuildAIJ_Private(Mat A, MatType type, Mat *B)
 
   PetscFunctionBegin;
   PetscCall(MatDiagAijView(A, true, &v));
-  DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx));
-  PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out); }, type, B));
+  DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx, v.remote));
+  PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote); }, type, B));
   PetscFunctionReturn(0);
 }
 
@@ -314,10 +316,11 @@ PetscErrorCode MatDiagAIJPatternOnly_Private(Mat A, MatType type, Mat *B)
 
   PetscFunctionBegin;
   PetscCall(MatDiagAijView(A, true, &v));
-  PetscCheck(v.hm->nstored() < (Index)std::numeric_limits<PetscInt>::max() && (Index)A->cmap->N < (Index)std::numeric_limits<PetscInt>::max(), PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: %" PetscInt64_FMT " stored entries do not fit PetscInt", (PetscInt64)v.hm->nstored());
+  const Index stored = v.hm->nstored() + (v.remote ? v.remote->size() : 0);
+  PetscCheck(stored < (Index)std::numeric_limits<PetscInt>::max() && (Index)A->cmap->N < (Index)std::numeric_limits<PetscInt>::max(), PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: %" PetscInt64_FMT " stored entries do not fit PetscInt", (PetscInt64)stored);
   PetscCallCXX(rowptr.reset(new PetscInt[m + 1]));
-  PetscCallCXX(colidx.reset(new PetscInt[std::max<Index>(v.hm->nstored(), 1)]));
-  DiagCallKernel(pdiag::hm_csr_pattern_if_into(*v.hm, v.rule, rowptr.get(), colidx.get()));
+  PetscCallCXX(colidx.reset(new PetscInt[std::max<Index>(stored, 1)]));
+  DiagCallKernel(pdiag::hm_csr_pattern_if_into(*v.hm, v.rule, rowptr.get(), colidx.get(), v.remote));
   for (PetscInt i = 0; i < m; i++) rowptr[i] = rowptr[i + 1] - rowptr[i]; /* the row lengths, in place */
   PetscCall(MatCreate(PETSC_COMM_SELF, B));
   PetscCall(MatSetSizes(*B, m, A->cmap->n, m, A->cmap->n));
@@ -432,7 +435,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscCall(MatDiagAijView(A, true, &v));
   /* the pattern checked without building it: a value that became nonzero
      where the copy had no entry is a new nonzero location */
-  if (same_structure && a->aij_pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij_rowptr, a->aij_colidx) ? PETSC_TRUE : PETSC_FALSE);
+  if (same_structure && a->aij_pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij_rowptr, a->aij_colidx, v.remote) ? PETSC_TRUE : PETSC_FALSE);
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) {
     PetscBool seq;
@@ -440,10 +443,10 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     if (seq) { /* same order as aij's rows: the values straight into its array */
       PetscScalar *out;
       PetscCall(MatSeqAIJGetArrayWrite(a->companion, &out));
-      DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out));
+      DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote));
       PetscCall(MatSeqAIJRestoreArrayWrite(a->companion, &out));
     } else {
-      DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule));
+      DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule, v.remote));
       PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
     }
   } else {
@@ -451,8 +454,8 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     std::vector<Index> rowptr, colidx;
     if (same_structure) A->nonzerostate++; /* a nonzero appeared where the copy had no entry: a new nonzero location, as for aij */
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
-    DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx));
-    PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out); }, MATAIJ, &fresh));
+    DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx, v.remote));
+    PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote); }, MATAIJ, &fresh));
     a->companion_builds++;
     if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
     else a->companion = fresh;

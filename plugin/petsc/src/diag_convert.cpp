@@ -198,7 +198,8 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
      MatCopy(SAME_NONZERO_PATTERN) does: a PC set up on B then reuses its
      symbolic work (GAMG's hierarchy, factorizations) */
   PetscBool same = (B->assembled && b->staged.empty() && b->scheme == a->scheme && b->layout == a->layout &&
-                    (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets : b->cdm.koffsets == a->cdm.koffsets)) /* with the layout, the offsets fix the structure */
+                    (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets : b->cdm.koffsets == a->cdm.koffsets) && b->remote.rows == a->remote.rows &&
+                    b->remote.cols == a->remote.cols) /* with the layout, the offsets (and the listed positions) fix the structure */
                      ? PETSC_TRUE
                      : PETSC_FALSE,
             same_structure;
@@ -208,6 +209,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->scheme = a->scheme;
     b->hm     = a->hm;
     b->cdm    = a->cdm;
+    b->remote = a->remote;
     b->storage_req   = a->storage_req;
     b->max_diagonals = a->max_diagonals;
     b->zero_sets     = a->zero_sets; /* positions, kept as aij keeps its pattern */
@@ -215,7 +217,10 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);
     std::fill(b->cdm.val.begin(), b->cdm.val.end(), 0.0);
+    std::fill(b->remote.val.begin(), b->remote.val.end(), 0.0);
   }
+  b->remote_any        = a->remote_any;
+  b->list_remote       = a->list_remote;
   b->col_begin         = a->col_begin;
   b->col_end           = a->col_end;
   b->structure_changed = PETSC_FALSE;
@@ -358,6 +363,9 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(&loc[0], &maxd, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diag storage: %s, diagonals per process: at most %.0f (%.0f in all)\n", a->scheme == pdiag::Scheme::HM ? "HM" : "CDM", maxd, glob[0]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  stored entries: %.0f, nonzeros: %.0f, fill (nonzeros / stored): %.4f\n", glob[1], glob[2], glob[1] > 0 ? glob[2] / glob[1] : 1.0));
+    double listed = (double)a->remote.size(), listed_sum;
+    PetscCall(MPIU_Allreduce(&listed, &listed_sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    if (listed_sum > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  listed entries (couplings to other processes off the stored diagonals): %.0f\n", listed_sum));
     double dev = (double)((a->dev.val_cap + a->dev.cval_cap) * sizeof(PetscScalar) + (a->dev.meta_cap + a->dev.cmeta_cap) * sizeof(Index)), devsum;
     PetscCall(MPIU_Allreduce(&dev, &devsum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  bytes on host: %.0f, on device: %.0f\n", glob[3], devsum));

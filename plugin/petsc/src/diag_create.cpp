@@ -164,6 +164,10 @@ PetscErrorCode MatSetUp_Diag(Mat A)
       PetscCall(PetscStrallocpy(vtype, &A->defaultvectype));
     }
   }
+  a->remote = pdiag::RemoteEntries<PetscScalar>();
+  /* a DMDA's matrix is set up before MatSetFromOptions() reads its options */
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_list_remote", &a->list_remote, NULL));
+  if (used && a->list_remote && A->rmap->n < A->rmap->N) PetscCall(MatDiagGridRemoteSplit_Private(A, &offsets)); /* MPI: couplings to list */
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, offsets));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
@@ -281,6 +285,8 @@ static PetscErrorCode MatDiagSetPreallocation_Diag(Mat A, PetscInt ndiag, const 
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, local));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
+  a->remote     = pdiag::RemoteEntries<PetscScalar>();
+  a->remote_any = PETSC_FALSE; /* every process: this is collective */
   A->preallocated = PETSC_TRUE;
   A->assembled    = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -458,6 +464,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
   PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_symmetric_product", "On the GPU, on one process, MatMult and MatResidual of a matrix whose values are symmetric read its main and upper diagonals only", "MATDIAG", a->symmetric_product, &a->symmetric_product, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_pinned_halo", "On the GPU under MPI without a CUDA-aware MPI, exchange the ghost columns through pinned host memory, overlapped with the interior rows (false: PETSc's VecScatter)", "MATDIAG", a->pinned_halo, &a->pinned_halo, NULL));
+  PetscCall(PetscOptionsBool("-mat_diag_list_remote", "Under MPI, keep the entries of sparsely filled diagonals that reach only other processes' columns (a process grid of unequal widths) as a list instead of as diagonals", "MATDIAG", a->list_remote, &a->list_remote, NULL));
   PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
   { /* read where they act, at each factorization (diag_factor*.cpp), for any diag matrix: listed here for -help */
     PetscBool native = PETSC_TRUE, device_factor = PETSC_TRUE, tiles = PETSC_TRUE, graphs = PETSC_TRUE;

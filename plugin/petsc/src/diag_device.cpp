@@ -183,16 +183,20 @@ PetscBool MatDiagUseDevice_Private(Mat A, Vec x)
 }
 
 /* The full values on the device (always for CDM and uncompressed HM; for
-   compressed HM only once a transpose needs them). */
+   compressed HM only once a transpose needs them), the listed entries'
+   (Mat_Diag::remote) after the diagonals', where the product's list finds
+   them (pdiag::listed_with_remote). */
 static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
 {
-  DiagDevice       &d    = a->dev;
-  const std::size_t nval = (std::size_t)a->nstored();
+  DiagDevice       &d       = a->dev;
+  const std::size_t nval    = (std::size_t)a->nstored();
+  const std::size_t nlisted = (std::size_t)a->remote.size();
 
   PetscFunctionBegin;
-  PetscCall(DiagReserveDevice(&d.val, &d.val_cap, nval));
+  PetscCall(DiagReserveDevice(&d.val, &d.val_cap, nval + nlisted));
   if (nval) DiagCallCUDA(cudaMemcpy(d.val, a->values(), nval * sizeof(PetscScalar), cudaMemcpyHostToDevice));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
+  if (nlisted) DiagCallCUDA(cudaMemcpy(d.val + nval, a->remote.val.data(), nlisted * sizeof(PetscScalar), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)((nval + nlisted) * sizeof(PetscScalar))));
   d.full_values = true;
   PetscFunctionReturn(0);
 }
@@ -318,9 +322,10 @@ PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *a)
   if (d.mask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0);
   PetscCall(MatDiagHostValuesEnsure_Private(a));
   PetscCheck(d.full_values && !d.compressed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: device values newer than the host's but not in full form");
-  const std::size_t nval = (std::size_t)a->nstored();
+  const std::size_t nval = (std::size_t)a->nstored(), nlisted = (std::size_t)a->remote.size();
   if (nval) DiagCallCUDA(cudaMemcpy(a->values(), d.val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)(nval * sizeof(PetscScalar))));
+  if (nlisted) DiagCallCUDA(cudaMemcpy(a->remote.val.data(), d.val + nval, nlisted * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)((nval + nlisted) * sizeof(PetscScalar))));
   d.mask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(0);
 }

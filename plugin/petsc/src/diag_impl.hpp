@@ -15,6 +15,7 @@
 #include "pdiag/convert.hpp"
 #include "pdiag/distributed.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/remote.hpp"
 #include "pdiag/stencil.hpp"
 #include "pdiag/transfer.hpp"
 
@@ -145,6 +146,21 @@ struct Mat_Diag {
   pdiag::Scheme scheme = pdiag::Scheme::HM;
   Hm            hm;
   Cdm           cdm;
+
+  /* MPI, HM: the entries of sparsely filled diagonals that reach only
+     other processes' columns, kept as a list instead of as diagonals
+     (pdiag/remote.hpp: a process grid of unequal widths couples each
+     boundary grid line through a diagonal of its own). Listed at a DMDA's
+     preallocation and when new diagonals are merged at assembly
+     (-mat_diag_list_remote). Operations that read them: MatSetValues,
+     MatGetValues, MatGetRow, the aij copy, the products with a vector (host
+     and device), MatSOR's remote couplings, and the value-wide operations;
+     the others first store them as diagonals
+     (MatDiagRemoteToDiagonals_Private). remote_any (the same on every
+     process, agreed at each final assembly): some process lists entries. */
+  pdiag::RemoteEntries<PetscScalar> remote;
+  PetscBool                         remote_any  = PETSC_FALSE;
+  PetscBool                         list_remote = PETSC_TRUE; /* -mat_diag_list_remote */
 
   /* entries on diagonals not yet stored, by HM offset (as lists until they
      fill half their diagonal): merged into the storage at MatAssemblyEnd
@@ -470,6 +486,12 @@ static inline PetscErrorCode DiagGetPrefixedBool(PetscObject obj, const char nam
   if (!set) PetscCall(PetscOptionsGetBool(obj->options, NULL, name, value, NULL));
   PetscFunctionReturn(0);
 }
+
+/* diag_remote.cpp: the entries kept in a list (Mat_Diag::remote) */
+PETSC_INTERN PetscErrorCode MatDiagRemoteAgree_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagRemoteToDiagonals_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatDiagStagedToRemote_Private(Mat, std::vector<pdiag::RemoteEntry<PetscScalar>> *, std::vector<Index> *);
+PETSC_INTERN PetscErrorCode MatDiagGridRemoteSplit_Private(Mat, std::vector<Index> *);
 
 /* diag_ops.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetOps_Private(Mat);

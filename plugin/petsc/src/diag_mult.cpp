@@ -11,6 +11,8 @@
 
 #include "pdiag/cpu.hpp"
 
+#include <numeric>
+
 namespace {
 
 /* One HM diagonal inside the block: rows [lo, hi), offset d; `slot` is its
@@ -103,16 +105,35 @@ PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
 }
 
 /* The split of A's diagonals between the product's row passes and listed
-   entries: for HM blocks under MPI whose values are on the host; otherwise
-   (*examined false) every diagonal is passed over. */
-static PetscErrorCode ComputeSplit(Mat A, PetscMPIInt size, pdiag::DiagonalSplit *split, PetscBool *examined)
+   entries (examined: for HM blocks under MPI whose values are on the host),
+   and what the products list: the split's entries and the entries A keeps
+   in a list (Mat_Diag::remote). active: the passes do not run over every
+   stored diagonal, or something is listed; watch: values may change the
+   split. */
+struct ProductSplit {
+  pdiag::DiagonalSplit split;
+  pdiag::ListedEntries listed; /* split.listed and A's list, global columns */
+  bool                 examined = false, active = false, watch = false;
+};
+
+static PetscErrorCode ComputeSplit(Mat A, PetscMPIInt size, ProductSplit *r)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
+  Mat_Diag         *a      = (Mat_Diag *)A->data;
+  const std::size_t nslots = a->scheme == pdiag::Scheme::HM ? (std::size_t)a->hm.ndiag() : 2 * (std::size_t)a->cdm.ndiag();
 
   PetscFunctionBegin;
-  *examined = (PetscBool)(size > 1 && a->scheme == pdiag::Scheme::HM && !a->host_deferred && a->hm.val.size() == (std::size_t)a->hm.nstored());
-  *split    = pdiag::DiagonalSplit{};
-  if (*examined) DiagCallKernel(*split = pdiag::hm_split_sparse_remote(a->hm.view(), a->col_begin, a->col_end, kListFillRatio));
+  *r          = ProductSplit{};
+  r->examined = size > 1 && a->scheme == pdiag::Scheme::HM && !a->host_deferred && a->hm.val.size() == (std::size_t)a->hm.nstored();
+  if (r->examined) DiagCallKernel(r->split = pdiag::hm_split_sparse_remote(a->hm.view(), a->col_begin, a->col_end, kListFillRatio));
+  const bool found = r->examined && (r->split.listed.size() > 0 || r->split.passes.size() != nslots);
+  r->watch         = r->examined && (r->split.listed.size() > 0 || r->split.unknown);
+  r->active        = found || !a->remote.empty();
+  if (!found) { /* every diagonal passed over */
+    r->split.passes.resize(nslots);
+    std::iota(r->split.passes.begin(), r->split.passes.end(), Index(0));
+    r->split.listed = pdiag::ListedEntries{};
+  }
+  if (r->active) DiagCallKernel(r->listed = pdiag::listed_with_remote(r->split.listed, a->remote, a->hm.nstored()));
   PetscFunctionReturn(0);
 }
 
@@ -122,18 +143,17 @@ static PetscErrorCode ComputeSplit(Mat A, PetscMPIInt size, pdiag::DiagonalSplit
    (MatDiagApplyStorage_Private), as CDM has no split. Not collective. */
 PetscErrorCode MatDiagSplitReadBytes_Private(Mat A, PetscBool *split, double *bytes)
 {
-  Mat_Diag            *a = (Mat_Diag *)A->data;
-  pdiag::DiagonalSplit s;
-  PetscBool            examined;
-  PetscMPIInt          size;
+  Mat_Diag    *a = (Mat_Diag *)A->data;
+  ProductSplit s;
+  PetscMPIInt  size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(ComputeSplit(A, size, &s, &examined));
-  *split = (PetscBool)(examined && s.listed.size() > 0);
+  PetscCall(ComputeSplit(A, size, &s));
+  *split = (PetscBool)(s.examined && s.split.listed.size() > 0);
   *bytes = 0;
   if (!*split) PetscFunctionReturn(0);
-  for (const Index k : s.passes) *bytes += (double)(a->hm.start[k + 1] - a->hm.start[k]) * sizeof(PetscScalar) + sizeof(Index);
+  for (const Index k : s.split.passes) *bytes += (double)(a->hm.start[k + 1] - a->hm.start[k]) * sizeof(PetscScalar) + sizeof(Index);
   *bytes += (double)s.listed.size() * (sizeof(PetscScalar) + 3 * sizeof(Index));
   PetscFunctionReturn(0);
 }
@@ -143,40 +163,42 @@ PetscErrorCode MatDiagSplitReadBytes_Private(Mat A, PetscBool *split, double *by
    passes' shifts (shift_local, shift_lo, shift_hi) are indexed by pass
    (pass_slots' order when the split is active), the transpose's (tr_shift)
    by stored diagonal: transposes pass over every diagonal. Collective. */
-PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
+static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
 {
   Mat_Diag            *a = (Mat_Diag *)A->data;
   const pdiag::Layout &L = a->layout;
   const Index          r0 = L.row_begin, m = L.nrows;
   PetscMPIInt          size;
+  ProductSplit         computed;
 
   PetscFunctionBegin;
   PetscCall(MatDiagGhostDestroy_Private(a));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   const std::vector<Run> runs   = RunsOf(a);
-  const std::size_t      nslots = a->scheme == pdiag::Scheme::HM ? (std::size_t)a->hm.ndiag() : 2 * (std::size_t)a->cdm.ndiag();
-  pdiag::DiagonalSplit   split;
-  PetscBool              examined;
-  PetscCall(ComputeSplit(A, size, &split, &examined));
-  a->split_active = (PetscBool)(examined && (split.listed.size() > 0 || split.passes.size() != nslots));
+  const std::size_t      nslots = runs.size();
+  if (!given) {
+    PetscCall(ComputeSplit(A, size, &computed));
+    given = &computed;
+  }
+  a->split_active = (PetscBool)given->active;
   a->pass_slots.clear();
   a->pass_offsets.clear();
   a->pass_start.clear();
   a->listed = pdiag::ListedEntries{};
   std::vector<Run> passes; /* the runs the product passes over, slot = index of its shift */
   if (a->split_active) {
-    for (const Index k : split.passes) {
+    for (const Index k : given->split.passes) {
       passes.push_back({runs[k].d, runs[k].lo, runs[k].hi, (Index)passes.size()});
       a->pass_offsets.push_back(a->hm.offsets[k]);
       a->pass_start.push_back(a->hm.start[k]);
     }
-    a->pass_slots = split.passes;
-    a->listed     = split.listed;
+    a->pass_slots = given->split.passes;
+    a->listed     = given->listed;
   } else passes = runs;
   a->pass_entries = a->listed.size();
   for (const Run &r : passes) a->pass_entries += std::max<Index>(r.hi - r.lo, 0);
   {
-    PetscBool watch = (PetscBool)(examined && (split.listed.size() > 0 || split.unknown));
+    PetscBool watch = (PetscBool)given->watch;
     if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &watch, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
     a->split_watch = watch;
     PetscCall(PetscObjectStateGet((PetscObject)A, &a->split_state));
@@ -231,6 +253,13 @@ PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatDiagGhostSetUp_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(GhostSetUp(A, NULL));
+  PetscFunctionReturn(0);
+}
+
 /* The product plan for A's current values. Built when the ghost layout is
    not; when values may change the split (split_watch) and A's state has
    moved on on some process, the split is examined again and the plan
@@ -255,15 +284,12 @@ PetscErrorCode MatDiagProductPlanEnsure_Private(Mat A)
   if (!stale) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagSyncHost_Private(A));
-  pdiag::DiagonalSplit split;
-  PetscBool            examined;
-  PetscCall(ComputeSplit(A, size, &split, &examined));
-  const std::size_t nslots = (std::size_t)a->hm.ndiag();
-  const bool        active = examined && (split.listed.size() > 0 || split.passes.size() != nslots);
-  const bool        same   = active == (bool)a->split_active && (!active || (split.passes == a->pass_slots && split.listed.pos == a->listed.pos));
-  PetscBool         flags[2] = {(PetscBool)!same, (PetscBool)(examined && (split.listed.size() > 0 || split.unknown))};
+  ProductSplit split;
+  PetscCall(ComputeSplit(A, size, &split));
+  const bool same     = split.active == (bool)a->split_active && (!split.active || (split.split.passes == a->pass_slots && split.listed.pos == a->listed.pos));
+  PetscBool  flags[2] = {(PetscBool)!same, (PetscBool)split.watch};
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-  if (flags[0]) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (flags[0]) PetscCall(GhostSetUp(A, &split));
   else {
     a->split_watch = flags[1];
     a->split_state = state;
@@ -339,7 +365,7 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
 static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign)
 {
   const pdiag::ListedEntries &l = a->listed;
-  pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), w, y, sign);
+  pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
 }
 
 /* y += sign * (the couplings of the owned rows to other processes'
@@ -485,6 +511,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatMultTranspose()")); /* transposes pass over diagonals only */
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   if (MatDiagUseDevice_Private(A, x)) {
     PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));

@@ -94,7 +94,8 @@ static PetscErrorCode MatScale_Diag(Mat A, PetscScalar alpha)
   PetscFunctionBegin;
   MatDiagValuesChanged(a);
   pdiag::scale_values(a->values(), a->nstored(), alpha);
-  PetscCall(PetscLogFlops((PetscLogDouble)a->nstored()));
+  pdiag::scale_values(a->remote.val.data(), a->remote.size(), alpha);
+  PetscCall(PetscLogFlops((PetscLogDouble)(a->nstored() + a->remote.size())));
   PetscFunctionReturn(0);
 }
 
@@ -180,6 +181,7 @@ static PetscErrorCode MatNorm_Diag(Mat A, NormType type, PetscReal *nrm)
   MPI_Comm  comm = PetscObjectComm((PetscObject)A);
 
   PetscFunctionBegin;
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatNorm()")); /* reads diagonals only */
   if (type == NORM_FROBENIUS) {
     double loc = 0, sum;
     WithView(a, [&](auto v) { loc = pdiag::local_sum_squares(v); });
@@ -208,6 +210,7 @@ static PetscErrorCode MatGetRowSumAbs_Diag(Mat A, Vec v)
   PetscScalar *va;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatGetRowSumAbs()")); /* reads diagonals only */
   PetscCall(MatDiagCheckVec_Private(v, A->rmap, "v of MatGetRowSumAbs()"));
   PetscCall(VecGetArrayWrite(v, &va));
   WithView(a, [&](auto view) { pdiag::local_abs_row_sums(view, va); });
@@ -255,6 +258,8 @@ static PetscErrorCode MatEqual_Diag(Mat A, Mat B, PetscBool *flg)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, ((PetscObject)A)->type_name, &same));
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatEqual() compares two diag matrices; convert the other one first");
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatEqual()"));
+  PetscCall(MatDiagRemoteToDiagonals_Private(B, "MatEqual()"));
   PetscCall(MatDiagSyncHost_Private(B));
   if (a->layout == b->layout) {
     bool eq = false;
@@ -276,8 +281,8 @@ static PetscErrorCode MatGetInfo_Diag(Mat A, MatInfoType flag, MatInfo *info)
 
   PetscFunctionBegin;
   if (A->assembled) PetscCall(MatDiagAijEntryCount_Private(A, &used));
-  loc[0] = (PetscLogDouble)a->nstored();
-  loc[1] = (PetscLogDouble)(a->nstored() * sizeof(PetscScalar));
+  loc[0] = (PetscLogDouble)(a->nstored() + a->remote.size());
+  loc[1] = (PetscLogDouble)(a->nstored() * sizeof(PetscScalar) + a->remote.size() * (sizeof(PetscScalar) + sizeof(Index)));
   loc[2] = (PetscLogDouble)A->num_ass;
   loc[3] = (PetscLogDouble)used;
   if (flag == MAT_LOCAL) for (int i = 0; i < 4; i++) out[i] = loc[i];
@@ -345,6 +350,7 @@ static PetscErrorCode MatZeroRowsColumns_Diag(Mat A, PetscInt n, const PetscInt 
   PetscMPIInt size, nl;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatZeroRowsColumns()")); /* reads diagonals only */
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatZeroRowsColumns() needs a square matrix");
   PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRowsColumns()"));
   PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL));
@@ -465,7 +471,8 @@ static PetscErrorCode MatScale_DiagAny(Mat A, PetscScalar alpha)
   PetscBool done;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagScaleDevice_Private(A, alpha, &done));
+  if (((Mat_Diag *)A->data)->remote_any) done = PETSC_FALSE; /* the device op scales the diagonals' values only */
+  else PetscCall(MatDiagScaleDevice_Private(A, alpha, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatScale_Diag)(A, alpha));
   PetscFunctionReturn(0);
 }
@@ -499,6 +506,7 @@ static PetscErrorCode MatDiagonalScale_DiagAny(Mat A, Vec l, Vec r)
   /* MatDiagonalScale does not check sizes: a wrong vector would be read out of bounds */
   if (l) PetscCall(MatDiagCheckVec_Private(l, A->rmap, "l of MatDiagonalScale()"));
   if (r) PetscCall(MatDiagCheckVec_Private(r, A->cmap, "r of MatDiagonalScale()"));
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatDiagonalScale()")); /* reads diagonals only */
   PetscCall(MatDiagDiagonalScaleDevice_Private(A, l, r, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatDiagonalScale_Diag)(A, l, r));
   PetscFunctionReturn(0);
@@ -510,6 +518,7 @@ static PetscErrorCode MatZeroRows_DiagAny(Mat A, PetscInt n, const PetscInt rows
 
   PetscFunctionBegin;
   PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRows()"));
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatZeroRows()")); /* reads diagonals only */
   PetscCall(MatDiagZeroRowsDevice_Private(A, n, rows, diag, x, b, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatZeroRows_Diag)(A, n, rows, diag, x, b));
   PetscFunctionReturn(0);
@@ -520,6 +529,12 @@ static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStruct
   PetscBool done;
 
   PetscFunctionBegin;
+  PetscCall(MatDiagRemoteToDiagonals_Private(Y, "MatAXPY()")); /* reads diagonals only */
+  {
+    PetscBool xdiag;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, ((PetscObject)Y)->type_name, &xdiag));
+    if (xdiag && X != Y) PetscCall(MatDiagRemoteToDiagonals_Private(X, "MatAXPY()"));
+  }
   PetscCall(MatDiagAXPYDevice_Private(Y, alpha, X, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatAXPY_Diag)(Y, alpha, X, str));
   PetscFunctionReturn(0);
@@ -542,7 +557,8 @@ static PetscErrorCode MatGetValues_Diag(Mat A, PetscInt m, const PetscInt rows[]
       if (j < 0) continue;
       PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: MatGetValues() column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
       const PetscScalar *slot = a->scheme == pdiag::Scheme::HM ? a->hm.find(i, j) : a->cdm.find(i, j);
-      v[r * n + c]            = slot ? *slot : 0.0;
+      const Index        e    = slot || a->remote.empty() ? -1 : a->remote.find(i - a->layout.row_begin, j);
+      v[r * n + c]            = slot ? *slot : (e >= 0 ? a->remote.val[e] : 0.0);
     }
   }
   PetscFunctionReturn(0);
@@ -556,6 +572,7 @@ static PetscErrorCode MatStoreValues_Diag(Mat A)
   PetscFunctionBegin;
   PetscCall(MatDiagSyncHost_Private(A));
   PetscCallCXX(a->stored_values.assign(a->values(), a->values() + a->nstored()));
+  PetscCallCXX(a->stored_values.insert(a->stored_values.end(), a->remote.val.begin(), a->remote.val.end())); /* the listed entries' after the diagonals' */
   PetscFunctionReturn(0);
 }
 
@@ -564,9 +581,10 @@ static PetscErrorCode MatRetrieveValues_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCheck(a->stored_values.size() == (std::size_t)a->nstored(), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRetrieveValues() needs MatStoreValues() on the same structure first");
+  PetscCheck(a->stored_values.size() == (std::size_t)(a->nstored() + a->remote.size()), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRetrieveValues() needs MatStoreValues() on the same structure first");
   PetscCall(MatDiagHostValuesEnsure_Private(a));
-  std::copy(a->stored_values.begin(), a->stored_values.end(), a->values());
+  std::copy(a->stored_values.begin(), a->stored_values.begin() + a->nstored(), a->values());
+  std::copy(a->stored_values.begin() + a->nstored(), a->stored_values.end(), a->remote.val.begin());
   MatDiagValuesChanged(a);
   a->split_state = -1; /* PETSc leaves the state as it is: the products' split is examined again */
   PetscFunctionReturn(0);

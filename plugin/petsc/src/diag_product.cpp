@@ -513,6 +513,7 @@ PetscErrorCode MatProductNumeric_Diag(Mat C)
   MatCheckProduct(C, 1);
   pd = (ProductData *)product->data;
   PetscCheck(pd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  PetscCall(OperandsOnDiagonals(C));
   PetscCall(Operands(C, pd, true, op));
   switch (product->type) {
   case MATPRODUCT_AB:
@@ -544,6 +545,7 @@ PetscErrorCode MatProductSymbolic_Diag(Mat C)
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
+  PetscCall(OperandsOnDiagonals(C));
   PetscCallCXX(pd = new ProductData());
   product->data    = pd;
   product->destroy = MatProductDataDestroy_Compat<ProductDataDestroy>;

@@ -35,6 +35,22 @@ inline PetscErrorCode KindOf(Mat X, Kind *kind)
   PetscFunctionReturn(0);
 }
 
+/* The diag operands of C's product with their listed entries on diagonals
+   (Mat_Diag::remote): the product kernels read diagonals only. Collective. */
+inline PetscErrorCode OperandsOnDiagonals(Mat C)
+{
+  const Mat in[3] = {C->product->A, C->product->B, C->product->C};
+
+  PetscFunctionBegin;
+  for (const Mat X : in) {
+    Kind kind;
+    if (!X) continue;
+    PetscCall(KindOf(X, &kind));
+    if (kind == Kind::Diag) PetscCall(MatDiagRemoteToDiagonals_Private(X, "a matrix product by diagonals"));
+  }
+  PetscFunctionReturn(0);
+}
+
 inline PetscErrorCode CommSize(Mat X, PetscMPIInt *size)
 {
   PetscFunctionBegin;

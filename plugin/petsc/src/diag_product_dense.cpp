@@ -173,6 +173,7 @@ static PetscErrorCode MatProductNumeric_DiagDense(Mat C)
   MatCheckProduct(C, 1);
   pd = (DenseData *)product->data;
   PetscCheck(pd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data missing; run MatProductSymbolic() first");
+  PetscCall(OperandsOnDiagonals(C)); /* a new assembly may have listed entries again */
   DenseStep &s = pd->ds;
   PetscCall(MatDenseGetLDA(X, &ldx));
   PetscCall(KeyChanged(A, s.ka, &stale));
@@ -224,6 +225,7 @@ PetscErrorCode diag_product::MatProductSymbolic_DiagDense(Mat C)
   PetscFunctionBegin;
   MatCheckProduct(C, 1);
   PetscCheck(!product->data, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "diag: product data not empty");
+  PetscCall(OperandsOnDiagonals(C));
   PetscCall(MatSetSizes(C, A->rmap->n, X->cmap->n, A->rmap->N, X->cmap->N));
   PetscCall(KindOf(C, &kind));
   if (kind != Kind::Dense) PetscCall(MatSetType(C, ((PetscObject)X)->type_name));
