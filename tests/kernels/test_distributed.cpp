@@ -190,7 +190,8 @@ BOOST_AUTO_TEST_CASE(split_sparse_remote) {
 // (for_each_kept_by_row's merge, what the aij copy and MatGetRow read);
 // and the product: the passes over the diagonals plus the list through
 // listed_with_remote and the two-array listed_spmv_add equal the product of
-// the block holding every entry on diagonals.
+// the block holding every entry on diagonals; the same split taken from
+// triplets (coo_take_remote).
 BOOST_AUTO_TEST_CASE(remote_entries) {
   const Layout L = Layout::block(60, 60, 10, 20);
   // a 3-point band, one coupling per row to columns 40 + i (offset 30, a
@@ -236,6 +237,21 @@ BOOST_AUTO_TEST_CASE(remote_entries) {
   BOOST_TEST(got.colidx == ref.colidx, boost::test_tools::per_element());
   BOOST_TEST(got.vals == ref.vals, boost::test_tools::per_element());
   BOOST_TEST(hm_count_if(A, nonzero, &R) == Index(ref.colidx.size()));
+  // the same split from the full block's triplets (a conversion from
+  // another matrix's rows), one listed position given twice (they add up)
+  {
+    Coo<double> t = hm_to_coo(full, false);
+    t.rows.push_back(17);  // offset -14, 16 long: two triplets still list it
+    t.cols.push_back(3);
+    t.vals.push_back(0.25);
+    const RemoteEntries<double> Rc = coo_take_remote(L, 10, 30, 8, t.rows, t.cols, t.vals);
+    BOOST_TEST(Rc.rows == R.rows, boost::test_tools::per_element());
+    BOOST_TEST(Rc.cols == R.cols, boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(Rc.size() == 2);
+    BOOST_TEST(Rc.val[0] == R.val[0]);
+    BOOST_TEST(Rc.val[1] == R.val[1] + 0.25);
+    BOOST_TEST(coo_offsets(L, Index(t.rows.size()), t.rows.data(), t.cols.data()) == sp.offsets, boost::test_tools::per_element());
+  }
   // the product: passes over A's diagonals, then the list
   const std::vector<double> x = random_vector(L.ncols, rng);
   std::vector<double> y_ref(L.nrows, 0.0), y(L.nrows, 0.0);

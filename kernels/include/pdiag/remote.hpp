@@ -162,6 +162,54 @@ PatternSplit<T> split_pattern_remote(const Layout& L, Index c0, Index c1, Index 
   return s;
 }
 
+/// Takes out of COO triplets (global rows of L, global columns, values;
+/// repeated positions add up) the entries of the diagonals that
+/// lists_as_remote lists, counted over the triplets, as a list (local rows);
+/// the triplets keep the others, in their order. For a block built from
+/// another matrix's rows.
+template <class T>
+RemoteEntries<T> coo_take_remote(const Layout& L, Index c0, Index c1, Index fill_ratio, std::vector<Index>& rows, std::vector<Index>& cols, std::vector<T>& vals) {
+  if (fill_ratio < 1) throw FormatError("coo_take_remote: fill_ratio must be at least 1");
+  if (rows.size() != cols.size() || rows.size() != vals.size()) throw FormatError("coo_take_remote: triplet arrays of different lengths");
+  struct Count {
+    Index n = 0;
+    bool outside = true;
+  };
+  std::map<Index, Count> per;
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    Count& c = per[cols[e] - rows[e]];
+    ++c.n;
+    c.outside = c.outside && (cols[e] < c0 || cols[e] >= c1);
+  }
+  std::vector<Index> listed;  // ascending
+  for (const auto& [d, c] : per)
+    if (lists_as_remote(L, fill_ratio, d, c.n, c.outside)) listed.push_back(d);
+  if (listed.empty()) return {};
+  std::vector<RemoteEntry<T>> taken;
+  std::size_t kept = 0;
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    if (std::binary_search(listed.begin(), listed.end(), cols[e] - rows[e])) {
+      taken.push_back({rows[e] - L.row_begin, cols[e], vals[e]});
+      continue;
+    }
+    rows[kept] = rows[e];
+    cols[kept] = cols[e];
+    vals[kept] = vals[e];
+    ++kept;
+  }
+  rows.resize(kept);
+  cols.resize(kept);
+  vals.resize(kept);
+  // repeated positions add up
+  std::sort(taken.begin(), taken.end(), [](const RemoteEntry<T>& a, const RemoteEntry<T>& b) { return a.il != b.il ? a.il < b.il : a.col < b.col; });
+  std::vector<RemoteEntry<T>> unique;
+  for (const RemoteEntry<T>& x : taken) {
+    if (!unique.empty() && unique.back().il == x.il && unique.back().col == x.col) unique.back().v += x.v;
+    else unique.push_back(x);
+  }
+  return remote_entries_from(std::move(unique));
+}
+
 /// Merges local row il's listed entries that keep(i, j, v) accepts into a
 /// row (cols ascending, vals alongside) as a row copy returns it; i is the
 /// global row.

@@ -46,7 +46,7 @@ static PetscErrorCode MatDiagCollectRows(Mat A, PetscBool drop_zeros, std::vecto
 /* The COO triplets of A's local rows (returned) as the HM storage of the
    diag matrix B (layout set), checked against B's memory budget before it
    is allocated. */
-static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, std::vector<Index> *cols, Hm *hm)
+static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, std::vector<Index> *cols, Hm *hm, pdiag::RemoteEntries<PetscScalar> *remote)
 {
   PetscBool                dense;
   std::vector<PetscScalar> vals;
@@ -57,9 +57,18 @@ static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, 
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &dense, MATSEQDENSE, MATMPIDENSE, MATDENSE, ""));
   PetscCall(MatDiagCollectRows(A, dense, rows, cols, &vals));
   PetscCall(MatDiagSetLayout_Private(B));
-  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), rows->data(), cols->data())));
+  /* MPI: couplings to other processes on sparsely filled diagonals of their own are listed (diag_remote.cpp) */
+  std::vector<Index> hm_rows, hm_cols;
+  const bool         list = b->list_remote && b->storage_req != MAT_DIAG_STORAGE_CDM && B->rmap->n < B->rmap->N;
+  if (list) {
+    PetscCallCXX(hm_rows = *rows);
+    PetscCallCXX(hm_cols = *cols);
+    DiagCallKernel(*remote = pdiag::coo_take_remote(b->layout, b->col_begin, b->col_end, kListFillRatio, hm_rows, hm_cols, vals));
+  }
+  const std::vector<Index> &r = list ? hm_rows : *rows, &c = list ? hm_cols : *cols;
+  DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), r.data(), c.data())));
   PetscCall(MatDiagCheckBudget_Private(B, count, (PetscInt64)vals.size()));
-  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), rows->data(), cols->data(), vals.data()));
+  DiagCallKernel(*hm = pdiag::hm_from_coo<PetscScalar>(b->layout, (Index)vals.size(), r.data(), c.data(), vals.data()));
   PetscFunctionReturn(0);
 }
 
@@ -86,10 +95,11 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
     PetscCall(ierr);
     PetscFunctionReturn(0);
   }
-  ierr = MatDiagHmFromRows(A, B, &rows, &cols, &hm); /* reported by the error handler as it is raised */
+  pdiag::RemoteEntries<PetscScalar> remote;
+  ierr = MatDiagHmFromRows(A, B, &rows, &cols, &hm, &remote); /* reported by the error handler as it is raised */
   PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatConvert() to diag"));
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
-  PetscCall(MatDiagInstallHm_Private(B, std::move(hm)));
+  PetscCall(MatDiagInstallHm_Private(B, std::move(hm), std::move(remote)));
   /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
   ((Mat_Diag *)B->data)->zero_sets.clear();
   PetscCall(MatDiagSetAijPattern_Private(B, (Index)rows.size(), rows.data(), cols.data()));

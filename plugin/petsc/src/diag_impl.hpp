@@ -568,7 +568,7 @@ PETSC_INTERN PetscErrorCode MatDiagSetCompanionOps_Private(Mat);
 
 /* diag_sor.cpp */
 PETSC_INTERN PetscErrorCode MatDiagHm_Private(Mat, const Hm **);
-PETSC_INTERN PetscErrorCode MatDiagInstallHm_Private(Mat, Hm &&);
+PETSC_INTERN PetscErrorCode MatDiagInstallHm_Private(Mat, Hm &&, pdiag::RemoteEntries<PetscScalar> && = pdiag::RemoteEntries<PetscScalar>());
 PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_Diag(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatSOR_Diag(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
 PETSC_INTERN PetscErrorCode MatMultDiagonalBlock_Diag(Mat, Vec, Vec);

@@ -42,17 +42,17 @@ PetscErrorCode MatDiagHm_Private(Mat A, const Hm **hm)
   PetscFunctionReturn(0);
 }
 
-/* Puts hm into the diag matrix B (layout set): only its values when B is
-   assembled with the same diagonals (nothing that depends on the structure
-   is redone, B's nonzero state stays; a CDM matrix takes them as compact
-   diagonals if hm's diagonals give its compact ones), else as new storage.
-   Assembles B. */
-PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm)
+/* Puts hm (and a list of entries, pdiag/remote.hpp) into the diag matrix B
+   (layout set): only its values when B is assembled with the same diagonals
+   and listed positions (nothing that depends on the structure is redone,
+   B's nonzero state stays; a CDM matrix takes them as compact diagonals if
+   hm's diagonals give its compact ones), else as new storage. Assembles B. */
+PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm, pdiag::RemoteEntries<PetscScalar> &&remote)
 {
   Mat_Diag *b      = (Mat_Diag *)B->data;
-  bool      ready  = B->assembled && b->staged.empty();
+  bool      ready  = B->assembled && b->staged.empty() && b->remote.rows == remote.rows && b->remote.cols == remote.cols;
   bool      as_hm  = ready && b->scheme == pdiag::Scheme::HM && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets;
-  bool      as_cdm = ready && b->scheme == pdiag::Scheme::CDM && b->cdm.layout == hm.layout && pdiag::cdm_offsets_of(hm.layout, hm.offsets) == b->cdm.koffsets;
+  bool      as_cdm = ready && remote.empty() && b->scheme == pdiag::Scheme::CDM && b->cdm.layout == hm.layout && pdiag::cdm_offsets_of(hm.layout, hm.offsets) == b->cdm.koffsets;
   PetscBool same   = (as_hm || as_cdm) ? PETSC_TRUE : PETSC_FALSE, all_same;
 
   PetscFunctionBegin;
@@ -61,10 +61,12 @@ PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm)
     PetscCall(MatDiagHostValuesEnsure_Private(b));
     if (as_hm) b->hm.val = std::move(hm.val);
     else DiagCallKernel(b->cdm = pdiag::cdm_from_hm(hm));
+    b->remote.val = std::move(remote.val);
     MatDiagValuesChanged(b);
   } else {
     PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));
     PetscCall(MatDiagReplaceStorage_Private(B, std::move(hm)));
+    b->remote = std::move(remote);
   }
   B->preallocated = PETSC_TRUE;
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
