@@ -30,6 +30,7 @@
    keep PETSc's host factor; "cusparse" can also be named
    (-pc_factor_mat_solver_type cusparse). */
 #include "diag_impl.hpp"
+#include "diag_factor_device.hpp"
 
 #include <array>
 #include <utility>
@@ -59,6 +60,10 @@ struct FactorHooks {
   PetscInt    companion_build = -1;          /* Mat_Diag::companion_builds at the symbolic phase */
   MatType     copy_type       = nullptr; /* the package factors a copy of the companion of this type (NULL: the companion) */
   PetscInt    device_copy_build = -1;    /* the companion build that copy was made from */
+  /* the dense factor's solves, while an aij factor serves them (SingularDenseToAij) */
+  bool dense_saved = false;
+  PetscErrorCode (*dense_solve)(Mat, Vec, Vec) = nullptr, (*dense_solve_transpose)(Mat, Vec, Vec) = nullptr;
+  PetscErrorCode (*dense_matsolve)(Mat, Mat, Mat) = nullptr, (*dense_matsolve_transpose)(Mat, Mat, Mat) = nullptr;
 };
 
 const char *const kDeviceCopyName = "MatDiagFactorDeviceCopy";
@@ -196,16 +201,137 @@ PetscErrorCode FormInverse(Mat F, const FactorHooks *h)
   PetscFunctionReturn(0);
 }
 
+/* A singular matrix (the coarse grid of a Neumann problem, PCMG's coarse
+   LU) factors otherwise densely: cuSOLVER pivots by rows and has no zero
+   pivot, where aij's LU (no pivoting, an ordering) meets one and shifts it
+   (-pc_factor_shift_type; PCMG asks for MAT_SHIFT_INBLOCKS) or stops. When
+   the dense factor's smallest pivot is below info->zeropivot times its
+   largest, the matrix is factored as aijcusparse factors it (cuSPARSE's
+   package on an aijcusparse copy, aij's numeric phase with its shifts, the
+   package's preferred ordering), that factor is kept in F and F's solves
+   go to it: the solves give aijcusparse's. ksp ex34_1 and ex50 on 4
+   processes gave other residuals (docs/compatibility.md). */
+
+/* The dense factor's own solves back (a refactorization that is not singular). */
+void RestoreDenseSolves(Mat F, FactorHooks *h)
+{
+  if (!h->dense_saved) return;
+  F->ops->solve             = h->dense_solve;
+  F->ops->solvetranspose    = h->dense_solve_transpose;
+  F->ops->matsolve          = h->dense_matsolve;
+  F->ops->matsolvetranspose = h->dense_matsolve_transpose;
+  h->dense_saved            = false;
+}
+
+#if defined(PDIAG_PETSC_CUDA)
+/* the aij factor and its aijcusparse copy, held by F */
+const char *const kAijFactorName = "MatDiagFactorAijLU", *const kAijCopyName = "MatDiagFactorAijCopy";
+
+PetscErrorCode SolveByAij(Mat F, Vec b, Vec x)
+{
+  Mat G;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
+  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor without its aij factor");
+  PetscCall(MatSolve(G, b, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SolveTransposeByAij(Mat F, Vec b, Vec x)
+{
+  Mat G;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
+  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor without its aij factor");
+  PetscCall(MatSolveTranspose(G, b, x));
+  PetscFunctionReturn(0);
+}
+
+/* failed: the dense numeric phase stopped (an exact zero pivot) */
+PetscErrorCode SingularDenseToAij(Mat F, Mat C, FactorHooks *h, const MatFactorInfo *info, PetscBool failed, PetscBool *taken)
+{
+  PetscReal smallest = 0, largest = 0;
+  Mat       copy = NULL, G = NULL;
+
+  PetscFunctionBegin;
+  *taken = PETSC_FALSE;
+  if (!failed) {
+    PetscCall(MatDiagDenseFactorPivots_Private(F, &smallest, &largest));
+    if (smallest > info->zeropivot * largest) PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(F, "diag: the dense LU %s (a singular matrix): factored as aijcusparse factors it\n", failed ? "met a zero pivot" : "has a pivot below the zero pivot tolerance times its largest"));
+  PetscCall(PetscInfo(F, "diag: dense pivots: smallest %g, largest %g\n", (double)smallest, (double)largest));
+  PetscCall(PetscObjectQuery((PetscObject)F, kAijCopyName, (PetscObject *)&copy));
+  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
+  if (!copy) {
+    IS              r, c;
+    MatOrderingType ordering;
+    PetscCall(MatConvert(C, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &copy));
+    PetscCall(MatGetFactor(copy, MATSOLVERCUSPARSE, MAT_FACTOR_LU, &G));
+    PetscCall(MatFactorGetPreferredOrdering(G, MAT_FACTOR_LU, &ordering));
+    PetscCall(MatGetOrdering(copy, ordering, &r, &c));
+    PetscCall(MatLUFactorSymbolic(G, copy, r, c, info));
+    PetscCall(ISDestroy(&r));
+    PetscCall(ISDestroy(&c));
+    PetscCall(PetscObjectCompose((PetscObject)F, kAijCopyName, (PetscObject)copy));
+    PetscCall(PetscObjectCompose((PetscObject)F, kAijFactorName, (PetscObject)G));
+    PetscCall(MatDestroy(&copy)); /* F holds them */
+    PetscCall(MatDestroy(&G));
+    PetscCall(PetscObjectQuery((PetscObject)F, kAijCopyName, (PetscObject *)&copy));
+    PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
+  } else PetscCall(MatDiagCopyAIJValues_Private(C, copy)); /* the companion of the same structure (CheckSameCompanion): its values */
+  PetscCall(MatLUFactorNumeric(G, copy, info));
+  if (!h->dense_saved) {
+    h->dense_solve              = F->ops->solve;
+    h->dense_solve_transpose    = F->ops->solvetranspose;
+    h->dense_matsolve           = F->ops->matsolve;
+    h->dense_matsolve_transpose = F->ops->matsolvetranspose;
+    h->dense_saved              = true;
+  }
+  F->ops->solve             = SolveByAij;
+  F->ops->solvetranspose    = SolveTransposeByAij;
+  F->ops->solveadd          = NULL;
+  F->ops->solvetransposeadd = NULL;
+  F->ops->matsolve          = NULL; /* PETSc then solves column by column */
+  F->ops->matsolvetranspose = NULL;
+  *taken                    = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+#endif
+
 PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 {
   FactorHooks *h;
   Mat          C;
+  PetscBool    taken = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(GetHooks(F, &h));
   PetscCall(FactorInput(F, A, h, "the numeric factorization", PETSC_TRUE, &C));
   PetscCall(CheckSameCompanion(A, h));
-  PetscCall((*h->lu_numeric)(F, C, info));
+  RestoreDenseSolves(F, h);
+  PetscBool dense = PETSC_FALSE;
+  if (h->copy_type) PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
+  if (!dense) {
+    PetscCall((*h->lu_numeric)(F, C, info));
+    PetscFunctionReturn(0);
+  }
+  /* dense (CUDA builds): a singular matrix is factored as aijcusparse's instead */
+  PetscErrorCode ierr;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = (*h->lu_numeric)(F, C, info);
+  PetscCall(PetscPopErrorHandler());
+#if defined(PDIAG_PETSC_CUDA)
+  {
+    Mat companion;
+    PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &companion));
+    PetscCall(SingularDenseToAij(F, companion, h, info, (PetscBool)(ierr != 0), &taken));
+  }
+#endif
+  if (taken) PetscFunctionReturn(0);
+  PetscCall(ierr);
   PetscCall(FormInverse(F, h));
   PetscFunctionReturn(0);
 }

@@ -109,6 +109,28 @@ PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
   return PETSC_TRUE;
 }
 
+PetscErrorCode MatDiagDenseFactorPivots_Private(Mat F, PetscReal *smallest, PetscReal *largest)
+{
+  const PetscScalar *a;
+  PetscInt           lda;
+  const PetscInt     n = F->rmap->n;
+
+  PetscFunctionBegin;
+  *smallest = *largest = 0;
+  if (!n) PetscFunctionReturn(0);
+  std::vector<PetscScalar> pivots((std::size_t)n);
+  PetscCall(MatDenseGetLDA(F, &lda));
+  PetscCall(MatDenseCUDAGetArrayRead(F, &a));
+  DiagCallCUDA(cudaMemcpy2D(pivots.data(), sizeof(PetscScalar), a, (std::size_t)(lda + 1) * sizeof(PetscScalar), sizeof(PetscScalar), (std::size_t)n, cudaMemcpyDeviceToHost));
+  PetscCall(MatDenseCUDARestoreArrayRead(F, &a));
+  *smallest = PETSC_MAX_REAL;
+  for (const PetscScalar p : pivots) {
+    *smallest = PetscMin(*smallest, PetscAbsScalar(p));
+    *largest  = PetscMax(*largest, PetscAbsScalar(p));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatDiagFactorDeviceDownload_Private(DiagFactorDevice *dev, Hm &factor)
 {
   PetscFunctionBegin;

@@ -46,6 +46,10 @@ PETSC_INTERN PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat, Mat, DiagFac
 PETSC_INTERN PetscErrorCode MatDiagFactorDeviceDownload_Private(DiagFactorDevice *, Hm &);
 /* Frees the device copy (null: nothing); errors are ignored (called from a destructor). */
 PETSC_INTERN void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *);
+/* The smallest and largest magnitude on the diagonal of U of a dense LU
+   factor computed on the device (PETSc's "cuda" package, seqdensecuda):
+   its pivots, n values copied to the host. */
+PETSC_INTERN PetscErrorCode MatDiagDenseFactorPivots_Private(Mat, PetscReal *, PetscReal *);
 #else
 static inline PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat, Mat, DiagFactorDevice **, const pdiag::HmView<const PetscScalar> &, Hm &, const pdiag::HmFactorPlan &, const DiagFactorPattern &, PetscBool, const MatFactorInfo *, PetscBool, PetscBool *misses, PetscBool *, PetscBool *, PetscBool *done)
 {
