@@ -7,8 +7,9 @@
 
 
 /* Slot of a(i, j) in the stored values (or in the listed entries'), or
-   nullptr when its diagonal is not stored and it is not listed. i is an owned global row, 0 <= j < N; c is the entry's position
-   among the call's columns. The diagonal the entry at that position lay on
+   nullptr when its diagonal is not stored and it is not listed. i is an
+   owned global row, 0 <= j < N; c is the entry's position among the call's
+   columns. The diagonal the entry at that position lay on
    in the previous row is tried first, then its successor (consecutive
    entries in ascending order), so the binary search runs about once per
    position of a stencil, not once per entry. */

@@ -17,8 +17,8 @@ PetscErrorCode MatDiagRemoteAgree_Private(Mat A)
 }
 
 /* Stores the listed entries on diagonals of their own, on every process
-   (today's storage for a matrix whose products alone would have used the
-   list): what an operation that reads only diagonals calls first. The
+   (the storage of -mat_diag_list_remote 0): what an operation that reads
+   only diagonals calls first. The
    nonzero pattern is unchanged, so is the nonzero state. `op` names the
    operation for -info. Collective. */
 PetscErrorCode MatDiagRemoteToDiagonals_Private(Mat A, const char *op)
