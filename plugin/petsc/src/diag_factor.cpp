@@ -540,6 +540,11 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
     PetscCall(MatDestroy(&C));
     PetscCall(ierr);
   }
+  if (dense_copy) { /* the dense factor stands in for aijcusparse's (cuSPARSE's, nd ordering): PCFactor orders as for that one (-ksp_view prints its ordering); the dense LU itself ignores orderings */
+    PetscCall(PetscFree((*F)->preferredordering[ftype]));
+    PetscCall(PetscStrallocpy(MATORDERINGND, (char **)&(*F)->preferredordering[ftype]));
+    (*F)->canuseordering = PETSC_TRUE;
+  }
   PetscCallCXX(h = new FactorHooks());
   h->package   = use;
   h->copy_type = copy_type;
