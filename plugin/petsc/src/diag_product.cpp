@@ -493,6 +493,7 @@ PetscErrorCode Operands(Mat C, ProductData *pd, bool refresh, Mat op[3])
       PetscCall(MatSetSizes(pd->conv[i], in[i]->rmap->n, in[i]->cmap->n, in[i]->rmap->N, in[i]->cmap->N));
       PetscCall(MatSetType(pd->conv[i], MATDIAG));
       ((Mat_Diag *)pd->conv[i]->data)->max_diagonals = limit;
+      ((Mat_Diag *)pd->conv[i]->data)->list_remote   = PETSC_FALSE; /* the product kernels read diagonals only (pdiag/remote.hpp) */
       refresh = true;
     }
     if (refresh) PetscCall(MatConvertFrom_Diag(in[i], MATDIAG, MAT_REUSE_MATRIX, &pd->conv[i]));
