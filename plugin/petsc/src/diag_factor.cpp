@@ -201,17 +201,6 @@ PetscErrorCode FormInverse(Mat F, const FactorHooks *h)
   PetscFunctionReturn(0);
 }
 
-/* A singular matrix (the coarse grid of a Neumann problem, PCMG's coarse
-   LU) factors otherwise densely: cuSOLVER pivots by rows and has no zero
-   pivot, where aij's LU (no pivoting, an ordering) meets one and shifts it
-   (-pc_factor_shift_type; PCMG asks for MAT_SHIFT_INBLOCKS) or stops. When
-   the dense factor's smallest pivot is below info->zeropivot times its
-   largest, the matrix is factored as aijcusparse factors it (cuSPARSE's
-   package on an aijcusparse copy, aij's numeric phase with its shifts, the
-   package's preferred ordering), that factor is kept in F and F's solves
-   go to it: the solves give aijcusparse's. ksp ex34_1 and ex50 on 4
-   processes gave other residuals (docs/compatibility.md). */
-
 /* The dense factor's own solves back (a refactorization that is not singular). */
 void RestoreDenseSolves(Mat F, FactorHooks *h)
 {
@@ -222,6 +211,9 @@ void RestoreDenseSolves(Mat F, FactorHooks *h)
   F->ops->matsolvetranspose = h->dense_matsolve_transpose;
   h->dense_saved            = false;
 }
+
+/* the orderings PCFactor gave a dense factor's symbolic phase, for the aij factor below */
+const char *const kRowOrderingName = "MatDiagFactorRowOrdering", *const kColOrderingName = "MatDiagFactorColOrdering";
 
 #if defined(PDIAG_PETSC_CUDA)
 /* the aij factor and its aijcusparse copy, held by F */
@@ -249,7 +241,17 @@ PetscErrorCode SolveTransposeByAij(Mat F, Vec b, Vec x)
   PetscFunctionReturn(0);
 }
 
-/* failed: the dense numeric phase stopped (an exact zero pivot) */
+/* A singular matrix (the coarse grid of a Neumann problem, PCMG's coarse
+   LU) factors otherwise densely: cuSOLVER pivots by rows and has no zero
+   pivot, where aij's LU (no pivoting, an ordering) meets one and shifts it
+   (-pc_factor_shift_type; PCMG asks for MAT_SHIFT_INBLOCKS) or stops. When
+   the dense factor's smallest pivot is below info->zeropivot times its
+   largest, the matrix is factored as aijcusparse factors it (cuSPARSE's
+   package on an aijcusparse copy, aij's numeric phase with its shifts, the
+   ordering PCFactor gave the symbolic phase), that factor is kept in F and
+   F's solves go to it: the solves give aijcusparse's. ksp ex34_1 and ex50
+   on 4 processes gave other residuals (docs/compatibility.md). failed: the
+   dense numeric phase stopped (an exact zero pivot). */
 PetscErrorCode SingularDenseToAij(Mat F, Mat C, FactorHooks *h, const MatFactorInfo *info, PetscBool failed, PetscBool *taken)
 {
   PetscReal smallest = 0, largest = 0;
@@ -266,15 +268,20 @@ PetscErrorCode SingularDenseToAij(Mat F, Mat C, FactorHooks *h, const MatFactorI
   PetscCall(PetscObjectQuery((PetscObject)F, kAijCopyName, (PetscObject *)&copy));
   PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
   if (!copy) {
-    IS              r, c;
-    MatOrderingType ordering;
+    IS r = NULL, c = NULL;
     PetscCall(MatConvert(C, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &copy));
     PetscCall(MatGetFactor(copy, MATSOLVERCUSPARSE, MAT_FACTOR_LU, &G));
-    PetscCall(MatFactorGetPreferredOrdering(G, MAT_FACTOR_LU, &ordering));
-    PetscCall(MatGetOrdering(copy, ordering, &r, &c));
-    PetscCall(MatLUFactorSymbolic(G, copy, r, c, info));
-    PetscCall(ISDestroy(&r));
-    PetscCall(ISDestroy(&c));
+    PetscCall(PetscObjectQuery((PetscObject)F, kRowOrderingName, (PetscObject *)&r));
+    PetscCall(PetscObjectQuery((PetscObject)F, kColOrderingName, (PetscObject *)&c));
+    if (r && c) PetscCall(MatLUFactorSymbolic(G, copy, r, c, info));
+    else { /* no ordering recorded: the package's preferred one */
+      MatOrderingType ordering;
+      PetscCall(MatFactorGetPreferredOrdering(G, MAT_FACTOR_LU, &ordering));
+      PetscCall(MatGetOrdering(copy, ordering, &r, &c));
+      PetscCall(MatLUFactorSymbolic(G, copy, r, c, info));
+      PetscCall(ISDestroy(&r));
+      PetscCall(ISDestroy(&c));
+    }
     PetscCall(PetscObjectCompose((PetscObject)F, kAijCopyName, (PetscObject)copy));
     PetscCall(PetscObjectCompose((PetscObject)F, kAijFactorName, (PetscObject)G));
     PetscCall(MatDestroy(&copy)); /* F holds them */
@@ -389,6 +396,14 @@ PetscErrorCode LUSymbolic_Diag(Mat F, Mat A, IS row, IS col, const MatFactorInfo
   PetscCall(FactorInput(F, A, h, "the LU factorization", PETSC_FALSE, &C));
   PetscCall((*h->lu_symbolic)(F, C, row, col, info));
   TakeNumeric(F, A, h);
+  if (h->copy_type && row && col) { /* a dense factor keeps them for an aij factor of a singular matrix (SingularDenseToAij) */
+    PetscBool dense;
+    PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
+    if (dense) {
+      PetscCall(PetscObjectCompose((PetscObject)F, kRowOrderingName, (PetscObject)row));
+      PetscCall(PetscObjectCompose((PetscObject)F, kColOrderingName, (PetscObject)col));
+    }
+  }
   PetscFunctionReturn(0);
 }
 
