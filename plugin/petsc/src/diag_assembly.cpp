@@ -309,9 +309,9 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     want = sum[1] < sum[0] ? pdiag::Scheme::CDM : pdiag::Scheme::HM;
   }
   if (want == a->scheme) PetscFunctionReturn(0);
-  if (want == pdiag::Scheme::CDM) PetscCall(MatDiagRemoteToDiagonals_Private(A, "CDM storage"));
   if (want == pdiag::Scheme::CDM) { /* a short diagonal takes a whole compact one: check what CDM would take */
     pdiag::StorageCount count;
+    PetscCall(MatDiagRemoteToDiagonals_Private(A, "CDM storage"));
     DiagCallKernel(count = pdiag::cdm_count(a->layout, a->hm.offsets));
     PetscCall(MatDiagCheckBudgetAll_Private(A, count, -1));
   }

@@ -219,13 +219,20 @@ const char *const kRowOrderingName = "MatDiagFactorRowOrdering", *const kColOrde
 /* the aij factor and its aijcusparse copy, held by F */
 const char *const kAijFactorName = "MatDiagFactorAijLU", *const kAijCopyName = "MatDiagFactorAijCopy";
 
+PetscErrorCode AijFactor(Mat F, Mat *G)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)G));
+  PetscCheck(*G, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor without its aij factor");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode SolveByAij(Mat F, Vec b, Vec x)
 {
   Mat G;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
-  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor without its aij factor");
+  PetscCall(AijFactor(F, &G));
   PetscCall(MatSolve(G, b, x));
   PetscFunctionReturn(0);
 }
@@ -235,8 +242,7 @@ PetscErrorCode SolveTransposeByAij(Mat F, Vec b, Vec x)
   Mat G;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, kAijFactorName, (PetscObject *)&G));
-  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor without its aij factor");
+  PetscCall(AijFactor(F, &G));
   PetscCall(MatSolveTranspose(G, b, x));
   PetscFunctionReturn(0);
 }
@@ -252,17 +258,19 @@ PetscErrorCode SolveTransposeByAij(Mat F, Vec b, Vec x)
    F's solves go to it: the solves give aijcusparse's. ksp ex34_1 and ex50
    on 4 processes gave other residuals (docs/compatibility.md). failed: the
    dense numeric phase stopped (an exact zero pivot). */
-PetscErrorCode SingularDenseToAij(Mat F, Mat C, FactorHooks *h, const MatFactorInfo *info, PetscBool failed, PetscBool *taken)
+PetscErrorCode SingularDenseToAij(Mat F, Mat A, FactorHooks *h, const MatFactorInfo *info, PetscBool failed, PetscBool *taken)
 {
   PetscReal smallest = 0, largest = 0;
-  Mat       copy = NULL, G = NULL;
+  Mat       C, copy = NULL, G = NULL;
 
   PetscFunctionBegin;
   *taken = PETSC_FALSE;
   if (!failed) {
+    if (!F->rmap->n) PetscFunctionReturn(0); /* no pivots: nothing singular */
     PetscCall(MatDiagDenseFactorPivots_Private(F, &smallest, &largest));
     if (smallest > info->zeropivot * largest) PetscFunctionReturn(0);
   }
+  PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C)); /* the aij copy (the dense one was factored) */
   PetscCall(PetscInfo(F, "diag: the dense LU %s (a singular matrix): factored as aijcusparse factors it\n", failed ? "met a zero pivot" : "has a pivot below the zero pivot tolerance times its largest"));
   PetscCall(PetscInfo(F, "diag: dense pivots: smallest %g, largest %g\n", (double)smallest, (double)largest));
   PetscCall(PetscObjectQuery((PetscObject)F, kAijCopyName, (PetscObject *)&copy));
@@ -331,11 +339,7 @@ PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
   ierr = (*h->lu_numeric)(F, C, info);
   PetscCall(PetscPopErrorHandler());
 #if defined(PDIAG_PETSC_CUDA)
-  {
-    Mat companion;
-    PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &companion));
-    PetscCall(SingularDenseToAij(F, companion, h, info, (PetscBool)(ierr != 0), &taken));
-  }
+  PetscCall(SingularDenseToAij(F, A, h, info, (PetscBool)(ierr != 0), &taken));
 #endif
   if (taken) PetscFunctionReturn(0);
   PetscCall(ierr);

@@ -210,8 +210,8 @@ static PetscErrorCode MatGetRowSumAbs_Diag(Mat A, Vec v)
   PetscScalar *va;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatGetRowSumAbs()")); /* reads diagonals only */
   PetscCall(MatDiagCheckVec_Private(v, A->rmap, "v of MatGetRowSumAbs()"));
+  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatGetRowSumAbs()")); /* reads diagonals only */
   PetscCall(VecGetArrayWrite(v, &va));
   WithView(a, [&](auto view) { pdiag::local_abs_row_sums(view, va); });
   PetscCall(VecRestoreArrayWrite(v, &va));
