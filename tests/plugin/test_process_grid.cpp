@@ -161,6 +161,24 @@ PetscErrorCode CheckRows(const std::string &cs, Mat D, Mat R)
   PetscFunctionReturn(0);
 }
 
+/* MatMultTranspose of D against R's (which stores D's list as diagonals first). */
+PetscErrorCode CheckTranspose(const std::string &cs, Mat D, Mat R)
+{
+  Vec       x, t, tr;
+  PetscReal rel;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(R, &t, &x));
+  PetscCall(VecDuplicate(t, &tr));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMultTranspose(D, x, t));
+  PetscCall(MatMultTranspose(R, x, tr));
+  PetscCall(VecRelDiff(t, tr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
+  for (Vec v : {x, t, tr}) PetscCall(VecDestroy(&v));
+  PetscFunctionReturn(0);
+}
+
 /* The operations that read diagonals only, on a duplicate of D (which
    stores its list as diagonals for them) against aij. */
 PetscErrorCode CheckDiagonalsOnly(const std::string &cs, Mat D, Mat R)
@@ -177,11 +195,7 @@ PetscErrorCode CheckDiagonalsOnly(const std::string &cs, Mat D, Mat R)
   PetscCall(VecDuplicate(y, &yr));
   PetscCall(VecDuplicate(y, &l));
   PetscCall(VecDuplicate(x, &r));
-  PetscCall(VecSetRandom(y, NULL));
-  PetscCall(MatMultTranspose(E, y, x));
-  PetscCall(MatMultTranspose(F, y, r));
-  PetscCall(VecRelDiff(x, r, &rel));
-  PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
+  PetscCall(CheckTranspose(cs, E, F));
   for (NormType t : {NORM_FROBENIUS, NORM_1, NORM_INFINITY}) {
     PetscCall(MatNorm(E, t, &nd));
     PetscCall(MatNorm(F, t, &nr));
@@ -313,16 +327,7 @@ PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
     PetscCall(StoredRatio(D, R, &after));
     PetscCall(Record(after == ratio, cs, "keeps its list", Fmt("stored / aij's %.3f, was %.3f", after, ratio)));
     /* and by diagonals itself: a transpose stores the list as diagonals */
-    Vec x, t, tr;
-    PetscReal rel;
-    PetscCall(MatCreateVecs(R, &t, &x));
-    PetscCall(VecDuplicate(t, &tr));
-    PetscCall(VecSetRandom(x, NULL));
-    PetscCall(MatMultTranspose(D, x, t));
-    PetscCall(MatMultTranspose(R, x, tr));
-    PetscCall(VecRelDiff(t, tr, &rel));
-    PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
-    for (Vec v : {x, t, tr}) PetscCall(VecDestroy(&v));
+    PetscCall(CheckTranspose(cs, D, R));
     PetscCall(CheckProducts(cs + " by diagonals", D, R));
     PetscFunctionReturn(0);
   });
