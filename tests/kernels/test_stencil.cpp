@@ -1,8 +1,10 @@
 // Stencil offsets of distributed structured grids against a brute force
-// enumeration of every owned point (the face-only walk must find the same set).
+// enumeration of every owned point (the face-only walk must find the same set);
+// the split of a box's couplings walking its faces against the full walk.
 #define BOOST_TEST_MODULE stencil
 #include <boost/test/unit_test.hpp>
 
+#include "pdiag/remote.hpp"
 #include "pdiag/stencil.hpp"
 
 #include <cmath>
@@ -132,4 +134,69 @@ BOOST_AUTO_TEST_CASE(pattern_contains_equals_couplings) {
       BOOST_TEST(count <= most);
     }
   }
+}
+
+// The split of a box's couplings between stored diagonals and a list
+// walking only the box's face rows (GridStencilPattern::face_rows, the
+// interior's offsets from one interior point) equals the split walking
+// every row; and the rows it skips do couple only inside the box, on those
+// offsets. Random unequal process grids, star and box, periodic axes, one
+// and two components (with fill patterns), widths 0 to 2.
+BOOST_AUTO_TEST_CASE(face_walk_split_equals_full_split) {
+  std::mt19937_64 rng(5);
+  int checked = 0, listed = 0;
+  for (int t = 0; t < 40; ++t) {
+    GridStencil g;
+    g.dim = 1 + int(rng() % 3);
+    g.dof = 1 + Index(rng() % 2);
+    g.width = Index(rng() % 3);
+    g.box = rng() % 2;
+    if (g.dof == 2 && rng() % 2) {
+      g.dfill = {1, 1, 0, 1};
+      g.ofill = {1, 0, 1, 1};
+    }
+    for (int a = 0; a < 3; ++a) {
+      g.periodic[a] = rng() % 4 == 0;
+      if (a < g.dim) {
+        const Index procs = 1 + Index(rng() % 3);
+        for (Index q = 0; q < procs; ++q) g.owned[a].push_back(1 + Index(rng() % 7));
+      }
+    }
+    const GridStencilPattern pattern(g);
+    const detail::GridNumbering num(g);
+    const Index N = pattern.size();
+    const auto couplings = [&pattern](Index i) { return pattern.couplings(i); };
+    for (std::size_t r = 0; r + 1 < num.rank_start.size(); ++r) {
+      const Index r0 = num.rank_start[r], r1 = num.rank_start[r + 1];
+      const Layout L = Layout::block(N, N, r0, r1 - r0);
+      const std::vector<Index> faces = pattern.face_rows(Index(r)), inner = pattern.interior_offsets(Index(r));
+      BOOST_TEST_CONTEXT("trial " << t << " dim " << g.dim << " dof " << g.dof << " s " << g.width << " box " << g.box << " rank " << r) {
+        BOOST_TEST(std::is_sorted(faces.begin(), faces.end()));
+        for (Index i = r0; i < r1; ++i) {
+          if (std::binary_search(faces.begin(), faces.end(), i)) continue;
+          for (const Index j : pattern.couplings(i)) {
+            BOOST_TEST((j >= r0 && j < r1));
+            BOOST_TEST(std::binary_search(inner.begin(), inner.end(), j - i));
+          }
+        }
+        for (const Index ratio : {Index(1), Index(8)}) {
+          const PatternSplit<double> full = split_pattern_remote<double>(L, r0, r1, ratio, couplings);
+          const PatternSplit<double> walk = split_pattern_remote<double>(L, r0, r1, ratio, faces, inner, couplings);
+          BOOST_TEST(walk.offsets == full.offsets, boost::test_tools::per_element());
+          BOOST_TEST(walk.listed.rows == full.listed.rows, boost::test_tools::per_element());
+          BOOST_TEST(walk.listed.ptr == full.listed.ptr, boost::test_tools::per_element());
+          BOOST_TEST(walk.listed.cols == full.listed.cols, boost::test_tools::per_element());
+          listed += full.listed.empty() ? 0 : 1;
+        }
+      }
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked > 100);
+  BOOST_TEST(listed > 10);  // the grids do list couplings
+  GridStencil one;
+  one.owned[0] = {4};
+  const GridStencilPattern single(one);
+  BOOST_TEST(single.face_rows(0) == (std::vector<Index>{0, 3}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(single.face_rows(1), FormatError);
 }

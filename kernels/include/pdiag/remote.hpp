@@ -127,25 +127,35 @@ struct PatternSplit {
   RemoteEntries<T> listed;
 };
 
+///
+/// The rows walked are `rows` (global, ascending); the block's other rows
+/// couple only to owned columns, on the offsets `inner_offsets`, which are
+/// therefore stored. A grid stencil walks its boxes' faces this way
+/// (GridStencilPattern::face_rows, interior_offsets): the cost is the
+/// box's surface, not its volume.
 template <class T, class Couplings>
-PatternSplit<T> split_pattern_remote(const Layout& L, Index c0, Index c1, Index fill_ratio, Couplings&& couplings) {
+PatternSplit<T> split_pattern_remote(const Layout& L, Index c0, Index c1, Index fill_ratio, const std::vector<Index>& rows,
+                                     const std::vector<Index>& inner_offsets, Couplings&& couplings) {
   if (fill_ratio < 1) throw FormatError("split_pattern_remote: fill_ratio must be at least 1");
   struct Count {
     Index n = 0;
     bool outside = true;
   };
   std::map<Index, Count> per;
-  for (Index i = L.row_begin; i < L.row_end(); ++i)
+  for (const Index d : inner_offsets) per[d].outside = false;
+  for (const Index i : rows) {
+    if (i < L.row_begin || i >= L.row_end()) throw FormatError("split_pattern_remote: a row outside the block");
     for (const Index j : couplings(i)) {
       Count& c = per[j - i];
       ++c.n;
       c.outside = c.outside && (j < c0 || j >= c1);
     }
+  }
   PatternSplit<T> s;
   std::vector<Index> listed;  // ascending
   for (const auto& [d, c] : per) (lists_as_remote(L, fill_ratio, d, c.n, c.outside) ? listed : s.offsets).push_back(d);
   if (listed.empty()) return s;
-  for (Index i = L.row_begin; i < L.row_end(); ++i) {
+  for (const Index i : rows) {
     bool any = false;
     for (const Index j : couplings(i)) {
       if (!std::binary_search(listed.begin(), listed.end(), j - i)) continue;
@@ -160,6 +170,14 @@ PatternSplit<T> split_pattern_remote(const Layout& L, Index c0, Index c1, Index 
   }
   s.listed.val.assign(s.listed.cols.size(), T(0));
   return s;
+}
+
+/// The split walking every row of the block.
+template <class T, class Couplings>
+PatternSplit<T> split_pattern_remote(const Layout& L, Index c0, Index c1, Index fill_ratio, Couplings&& couplings) {
+  std::vector<Index> rows(static_cast<std::size_t>(L.nrows));
+  for (Index k = 0; k < L.nrows; ++k) rows[static_cast<std::size_t>(k)] = L.row_begin + k;
+  return split_pattern_remote<T>(L, c0, c1, fill_ratio, rows, {}, std::forward<Couplings>(couplings));
 }
 
 /// Takes out of COO triplets (global rows of L, global columns, values;

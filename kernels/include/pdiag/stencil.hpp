@@ -7,7 +7,10 @@
 
 #include "pdiag/format.hpp"
 
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 namespace pdiag {
 
@@ -215,7 +218,60 @@ class GridStencilPattern {
     return cols;
   }
 
+  /// The rows of rank's box (global, ascending) whose points lie within
+  /// the stencil width of one of the box's faces: only they can couple to
+  /// other boxes' points or across a periodic boundary. For the split of a
+  /// process's couplings, whose cost is then the box's surface.
+  std::vector<Index> face_rows(Index rank) const {
+    const Box b = box(rank);
+    std::vector<Index> rows;
+    for (Index z = 0; z < b.n[2]; ++z)
+      for (Index y = 0; y < b.n[1]; ++y)
+        for (Index x = 0; x < b.n[0]; ++x) {
+          if (!near_face(b, 0, x) && !near_face(b, 1, y) && !near_face(b, 2, z)) {
+            x = std::max(x, b.n[0] - g_.width - 1);  // on to the far x face
+            continue;
+          }
+          const Index first = b.start + g_.dof * (x + b.n[0] * (y + b.n[1] * z));
+          for (Index c = 0; c < g_.dof; ++c) rows.push_back(first + c);
+        }
+    return rows;
+  }
+
+  /// The offsets col - row of the other rows of rank's box (those not in
+  /// face_rows), whose columns all lie in the box: one interior point's
+  /// couplings, which every interior point shares. Empty when the box has
+  /// no interior point.
+  std::vector<Index> interior_offsets(Index rank) const {
+    const Box b = box(rank);
+    for (int a = 0; a < g_.dim; ++a)
+      if (b.n[a] <= 2 * g_.width) return {};
+    const Index first = b.start + g_.dof * (g_.width + b.n[0] * ((g_.dim > 1 ? g_.width : 0) + b.n[1] * (g_.dim > 2 ? g_.width : 0)));
+    std::vector<Index> offs;
+    for (Index c = 0; c < g_.dof; ++c)
+      for (const Index j : couplings(first + c)) offs.push_back(j - (first + c));
+    std::sort(offs.begin(), offs.end());
+    offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    return offs;
+  }
+
  private:
+  struct Box {
+    Index start;              // first global row
+    std::array<Index, 3> n;   // points along each axis
+  };
+  Box box(Index rank) const {
+    const Index np = num_.nprocs(0), nq = num_.nprocs(1);
+    if (rank < 0 || rank >= np * nq * num_.nprocs(2)) throw FormatError("rank outside the process grid");
+    const std::array<Index, 3> p{rank % np, (rank / np) % nq, rank / (np * nq)};
+    Box b{num_.rank_start[static_cast<std::size_t>(rank)], {}};
+    for (int a = 0; a < 3; ++a) b.n[a] = num_.size(a, p[a]);
+    return b;
+  }
+  /// Whether local coordinate x along axis a is within the width of a face.
+  bool near_face(const Box& b, int a, Index x) const {
+    return a < g_.dim && (x < g_.width || b.n[a] - 1 - x < g_.width);
+  }
   struct Point {
     std::array<Index, 3> x;
     Index c;

@@ -90,12 +90,15 @@ PetscErrorCode MatDiagGridRemoteSplit_Private(Mat A, std::vector<Index> *offsets
 {
   Mat_Diag                        *a = (Mat_Diag *)A->data;
   const pdiag::GridStencilPattern *pattern;
+  PetscMPIInt                      rank;
 
   PetscFunctionBegin;
   PetscCall(MatDiagGridPattern_Private(A, &pattern));
   if (!pattern) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   pdiag::PatternSplit<PetscScalar> split;
-  DiagCallKernel(split = pdiag::split_pattern_remote<PetscScalar>(a->layout, a->col_begin, a->col_end, kListFillRatio, [pattern](Index i) { return pattern->couplings(i); }));
+  /* only the box's face rows can couple to other processes: the walk is the box's surface */
+  DiagCallKernel(split = pdiag::split_pattern_remote<PetscScalar>(a->layout, a->col_begin, a->col_end, kListFillRatio, pattern->face_rows(rank), pattern->interior_offsets(rank), [pattern](Index i) { return pattern->couplings(i); }));
   if (split.listed.empty()) PetscFunctionReturn(0);
   std::vector<Index> kept;
   PetscCallCXX({
