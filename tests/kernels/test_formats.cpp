@@ -5,6 +5,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "pdiag/assemble.hpp"
+#include "pdiag/convert.hpp"
+
+#include <algorithm>
 #include "testing.hpp"
 
 using namespace pdiag;
@@ -141,6 +144,62 @@ BOOST_AUTO_TEST_CASE(csr_pattern_values_by_rule) {
     }
   }
   BOOST_TEST(checked > 50);
+}
+
+// hm_to_csr_nonzeros (a diagonal at a time: the aij matrix of a scattered
+// block) equals the row-by-row walk hm_to_csr_if with the rule it stands
+// for: nonzeros, the stored main diagonal, and positions set to zero (some
+// stored zeros, some positions no diagonal holds, which it adds as zeros).
+BOOST_AUTO_TEST_CASE(csr_of_nonzeros_by_diagonals) {
+  std::mt19937_64 rng(78);
+  int checked = 0;
+  for (Index n : test_sizes()) {
+    if (n > 300) continue;
+    for (const Layout& L : row_blocks(n, n)) {
+      for (const auto& oc : offset_cases(n, n, rng)) {
+        const RandomBlock b = random_block(L, oc.offsets, rng, 0.5);
+        HmMatrix<double> A = to_hm(b);
+        std::vector<std::pair<Index, Index>> set_zeros;
+        for (Index i = L.row_begin; i < L.row_end(); i += 3) {
+          const Index j = (i * 7 + 1) % n;
+          if (double* a = A.find(i, j)) *a = 0.0;
+          set_zeros.emplace_back(i, j);
+        }
+        std::sort(set_zeros.begin(), set_zeros.end());
+        const bool diagonal_stored = A.find_diagonal(0) >= 0;
+        const auto keep = [&](Index i, Index j, double v) {
+          return (i == j && diagonal_stored) || v != 0.0 || std::binary_search(set_zeros.begin(), set_zeros.end(), std::make_pair(i, j));
+        };
+        BOOST_TEST_CONTEXT("n=" << n << " r0=" << L.row_begin << " rows=" << L.nrows << " " << oc.name) {
+          // the walk's entries plus the set zeros no diagonal stores
+          const Csr<double> walk = hm_to_csr_if(A, keep);
+          std::vector<Index> rows, cols;
+          for (Index il = 0; il < L.nrows; ++il)
+            for (Index p = walk.rowptr[il]; p < walk.rowptr[il + 1]; ++p) {
+              rows.push_back(L.row_begin + il);
+              cols.push_back(walk.colidx[p]);
+            }
+          for (const auto& [i, j] : set_zeros) {
+            rows.push_back(i);
+            cols.push_back(j);
+          }
+          Csr<double> ref;
+          coo_pattern(L, Index(rows.size()), rows.data(), cols.data(), ref.rowptr, ref.colidx);
+          for (Index il = 0; il < L.nrows; ++il)
+            for (Index p = ref.rowptr[il]; p < ref.rowptr[il + 1]; ++p) {
+              const double* a = A.find(L.row_begin + il, ref.colidx[p]);
+              ref.vals.push_back(a ? *a : 0.0);
+            }
+          const Csr<double> fast = hm_to_csr_nonzeros(A, true, set_zeros);
+          BOOST_TEST(fast.rowptr == ref.rowptr, boost::test_tools::per_element());
+          BOOST_TEST(fast.colidx == ref.colidx, boost::test_tools::per_element());
+          BOOST_TEST(fast.vals == ref.vals, boost::test_tools::per_element());
+          ++checked;
+        }
+      }
+    }
+  }
+  BOOST_TEST(checked > 30);
 }
 
 BOOST_AUTO_TEST_CASE(coo_hm_csr_cdm_round_trips) {

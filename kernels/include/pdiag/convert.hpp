@@ -241,6 +241,58 @@ inline void coo_pattern(const Layout& L, Index nnz, const Index* rows, const Ind
   colidx.resize(static_cast<std::size_t>(out));
 }
 
+/// The CSR (global columns) of A's entries that are nonzero, on the stored
+/// main diagonal (main_diagonal: a square matrix's), at the positions `also` (global (row, column), rows of the block,
+/// zero when not stored) and in the list `remote` (all of its entries):
+/// an aij matrix of a block built from entries set, whose set zeros are
+/// `also`. Found a diagonal at a time: for a block whose diagonals hold
+/// mostly zeros (a scattered matrix) a row-by-row walk visits every
+/// diagonal for every row.
+template <class T>
+Csr<T> hm_to_csr_nonzeros(const HmMatrix<T>& A, bool main_diagonal, const std::vector<std::pair<Index, Index>>& also, const RemoteEntries<T>* remote = nullptr) {
+  const Layout& L = A.layout;
+  std::vector<Index> rows, cols;
+  const auto v = A.view();
+  for (Index k = 0; k < A.ndiag(); ++k) {
+    const Index d = A.offsets[k], lo = L.lo(d), hi = L.hi(d);
+    if (lo >= hi) continue;
+    const T* a = A.val.data() + v.pos(k, lo);
+    for (Index i = lo; i < hi; ++i)
+      if (a[i - lo] != T(0)) {
+        rows.push_back(i);
+        cols.push_back(i + d);
+      }
+  }
+  if (main_diagonal && A.find_diagonal(0) >= 0)
+    for (Index i = L.row_begin; i < L.row_end() && i < L.ncols; ++i) {
+      rows.push_back(i);
+      cols.push_back(i);
+    }
+  for (const auto& [i, j] : also) {
+    rows.push_back(i);
+    cols.push_back(j);
+  }
+  if (remote)
+    for (std::size_t q = 0; q < remote->rows.size(); ++q)
+      for (Index p = remote->ptr[q]; p < remote->ptr[q + 1]; ++p) {
+        rows.push_back(L.row_begin + remote->rows[q]);
+        cols.push_back(remote->cols[p]);
+      }
+  Csr<T> C;
+  coo_pattern(L, static_cast<Index>(rows.size()), rows.data(), cols.data(), C.rowptr, C.colidx);
+  C.vals.assign(C.colidx.size(), T(0));
+  for (Index il = 0; il < L.nrows; ++il)
+    for (Index p = C.rowptr[il]; p < C.rowptr[il + 1]; ++p) {
+      const Index i = L.row_begin + il, j = C.colidx[p];
+      if (const T* a = A.find(i, j)) C.vals[p] = *a;
+      else if (remote) {
+        const Index r = remote->find(il, j);
+        if (r >= 0) C.vals[p] = remote->val[r];
+      }
+    }
+  return C;
+}
+
 /// The positions of a CSR block's entries in the columns [c0, c1), as COO
 /// of a matrix of its own: rows 0..nrows-1, columns shifted by -c0.
 template <class T>

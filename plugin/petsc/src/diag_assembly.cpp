@@ -242,6 +242,9 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     A->nonzerostate++;
   }
   if (a->staged.empty()) PetscFunctionReturn(0);
+  a->grew_from_values = PETSC_TRUE;
+  a->grown_stored     = staged_count.nstored;
+  a->grown_set        = (Index)nset;
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
     for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);
@@ -353,9 +356,10 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
     std::sort(a->zero_sets.begin(), a->zero_sets.end());
     a->zero_sets.erase(std::unique(a->zero_sets.begin(), a->zero_sets.end()), a->zero_sets.end());
   });
-  /* auto storage decides with a reduction over all processes, but new
-     diagonals may have arrived on some processes only: decide together */
-  if (size > 1 && a->storage_req == MAT_DIAG_STORAGE_AUTO) {
+  /* auto storage and the check for a scattered structure decide with
+     reductions over all processes, but new diagonals may have arrived on
+     some processes only: decide together */
+  if (size > 1) {
     PetscBool changed;
     PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
     a->structure_changed = changed;
@@ -367,6 +371,11 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &A->nonzerostate, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
   if (size > 1) PetscCall(MatDiagRemoteAgree_Private(A));
   if (a->structure_changed) {
+    if (!a->internal_assembly) {
+      PetscBool converted;
+      PetscCall(MatDiagConvertIfScattered_Private(A, -1, NULL, NULL, &converted));
+      if (converted) PetscFunctionReturn(0); /* A is an aij matrix now */
+    }
     PetscCall(MatDiagApplyStorage_Private(A));
     a->structure_changed = PETSC_FALSE;
   }
@@ -435,10 +444,16 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
     if (coo_i[e] < 0 || coo_j[e] < 0) continue;
     PetscCall(MatSetValue(A, coo_i[e], coo_j[e], 0.0, ADD_VALUES));
   }
+  a->internal_assembly = PETSC_TRUE; /* a scattered structure is converted below, with the COO entries */
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  a->internal_assembly = PETSC_FALSE;
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
   a->coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
+  {
+    PetscBool converted;
+    PetscCall(MatDiagConvertIfScattered_Private(A, ncoo, a->coo_i.data(), a->coo_j.data(), &converted));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -50,17 +50,27 @@ struct AijEntries {
   Index                            r0 = 0;
 
   /* A row-by-row walk asks about each row once per stored diagonal
-     (hundreds on a process grid of unequal widths): from the second
-     question about a row on, the zeros it keeps there are listed once and
-     looked up. */
+     (hundreds on a process grid of unequal widths, thousands for a
+     scattered matrix), its columns ascending: from the second question
+     about a row on, the zeros it keeps there are listed once and a cursor
+     follows the columns asked (a binary search when they go back). */
   mutable Index              row_cached = -1, row_last = -1;
   mutable std::vector<Index> row_zero_cols;
+  mutable std::size_t        row_cursor = 0;
 
   bool operator()(Index i, Index j, PetscScalar v) const
   {
     if ((square && i == j) || v != 0.0) return true;
     if (i != row_cached && i == row_last) ListZerosKept(i);
-    if (i == row_cached) return std::binary_search(row_zero_cols.begin(), row_zero_cols.end(), j);
+    if (i == row_cached) {
+      if (row_cursor > 0 && row_zero_cols[row_cursor - 1] >= j) row_cursor = static_cast<std::size_t>(std::lower_bound(row_zero_cols.begin(), row_zero_cols.end(), j) - row_zero_cols.begin());
+      while (row_cursor < row_zero_cols.size() && row_zero_cols[row_cursor] < j) ++row_cursor;
+      if (row_cursor < row_zero_cols.size() && row_zero_cols[row_cursor] == j) {
+        ++row_cursor;
+        return true;
+      }
+      return false;
+    }
     row_last = i;
     return KeepsZero(i, j);
   }
@@ -84,6 +94,7 @@ struct AijEntries {
     if (prev_rowptr) row_zero_cols.insert(row_zero_cols.end(), prev_colidx->begin() + (*prev_rowptr)[i - r0], prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1]);
     std::sort(row_zero_cols.begin(), row_zero_cols.end());
     row_cached = i;
+    row_cursor = 0;
   }
 };
 
@@ -288,6 +299,14 @@ static PetscErrorCode MatDiagAIJFromPattern(Mat A, const std::vector<Index> &row
   PetscFunctionReturn(0);
 }
 
+/* An aij matrix of type `type` with A's layout holding csr (A's local rows, global columns). */
+PetscErrorCode MatDiagAIJFromCSR_Private(Mat A, const pdiag::Csr<PetscScalar> &csr, MatType type, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDiagAIJFromPattern(A, csr.rowptr, csr.colidx, [&](PetscScalar *out) { std::copy(csr.vals.begin(), csr.vals.end(), out); }, type, B));
+  PetscFunctionReturn(0);
+}
+
 /* An aij matrix of type `type` holding A's entries (MatDiagLocalCSR_Private). */
 PetscErrorCode MatDiagBuildAIJ_Private(Mat A, MatType type, Mat *B)
 {
@@ -361,7 +380,7 @@ static PetscErrorCode MatDiagRefreshAIJ(Mat A, const pdiag::Csr<PetscScalar> &cs
    what the user declared (MAT_SPD: GAMG then estimates eigenvalues with CG
    instead of GMRES; symmetry). Set at every request: the user may set them
    after the copy was made, and setting them does not change A's state. */
-static PetscErrorCode MatDiagCompanionSyncProperties(Mat A, Mat C)
+PetscErrorCode MatDiagSyncProperties_Private(Mat A, Mat C)
 {
   MatNullSpace nsp;
   PetscBool    set, flg;
@@ -425,7 +444,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: %s needs an assembled matrix", purpose);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (a->companion && a->companion_state == state) {
-    PetscCall(MatDiagCompanionSyncProperties(A, a->companion));
+    PetscCall(MatDiagSyncProperties_Private(A, a->companion));
     *C = a->companion;
     PetscFunctionReturn(0);
   }
@@ -468,7 +487,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     a->aij_pattern_nzstate = A->nonzerostate;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
-  PetscCall(MatDiagCompanionSyncProperties(A, a->companion));
+  PetscCall(MatDiagSyncProperties_Private(A, a->companion));
   a->companion_state   = state;
   a->companion_nzstate = A->nonzerostate;
   *C                   = a->companion;

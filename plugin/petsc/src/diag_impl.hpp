@@ -133,6 +133,10 @@ struct Mat_Diag {
   PetscInt       max_diagonals = kMaxDiagonalsDefault; /* -mat_diag_max_diagonals: refuse beyond */
   PetscReal      max_bytes     = -1;    /* -mat_diag_max_bytes: refuse storage beyond (per process; -1: the memory the process can get) */
   PetscReal      max_fill      = 100;   /* -mat_diag_max_fill: refuse more stored entries per entry set (large matrices only) */
+  PetscReal      scattered_fill = 16;   /* -mat_diag_scattered_fill: convert to aij at assembly beyond this many stored entries per aij entry (diag_scattered.cpp; 0: never) */
+  PetscBool      grew_from_values = PETSC_FALSE; /* this assembly stored new diagonals for entries set (MatSetValues): the structure the user gave */
+  Index          grown_stored = 0, grown_set = 0;  /* the entries those new diagonals store, and the entries set on them */
+  PetscBool      internal_assembly = PETSC_FALSE; /* an assembly inside the plugin, which goes on with this matrix as diag: no conversion */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
@@ -521,6 +525,9 @@ PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index
 PETSC_INTERN PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat, PetscInt, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagSyncProperties_Private(Mat, Mat);
+PETSC_INTERN PetscErrorCode MatDiagAIJFromCSR_Private(Mat, const pdiag::Csr<PetscScalar> &, MatType, Mat *);
+PETSC_INTERN PetscErrorCode MatDiagConvertIfScattered_Private(Mat, PetscCount, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJPatternOnly_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 /* On the GPU, LUs of at most this many rows are dense (diag_factor.cpp): a

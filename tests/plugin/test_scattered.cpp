@@ -1,0 +1,194 @@
+/* Scattered matrices become aij (diag_scattered.cpp). A matrix whose rows
+   couple to columns spread over the whole matrix (a finite-element
+   operator on a refined mesh) is assembled with -mat_type diag through
+   MatSetValues and through the COO interface: at its first assembly it
+   becomes aij in place (aijcusparse with -vec_type cuda), with the
+   entries, the options prefix, the name and the null space the diag
+   matrix had, and MatMult equal to an aij matrix assembled from the same
+   entries; with -mat_diag_scattered_fill 0 it stays diag and gives the
+   same products. A banded matrix of the same size stays diag. 1 and 2
+   processes. */
+#include "plugin_testing.hpp"
+
+#include <petscdm.h>
+#include <petscdmda.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace plugin_testing;
+
+static const char help[] = "Scattered matrices assembled as diag become aij.\n";
+
+namespace {
+
+const PetscInt kN = 3000; /* rows: a scattered matrix stores about kN^2 = 9M entries, 2.3M a process on two (over the 1M floor) */
+
+/* Row i's columns: i, and four columns spread over the matrix (the same on every process). */
+std::vector<PetscInt> ScatteredColumns(PetscInt i, bool banded)
+{
+  std::vector<PetscInt> c{i};
+  for (PetscInt q = 1; q <= 4; q++) {
+    const PetscInt j = banded ? i + (q % 2 ? q : -q) : (i * 7919 + q * 104729) % kN;
+    if (j >= 0 && j < kN) c.push_back(j);
+  }
+  std::sort(c.begin(), c.end());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+
+PetscScalar Value(PetscInt i, PetscInt j) { return i == j ? 10.0 : -1.0 / (1.0 + (PetscReal)((i + 3 * j) % 11)); }
+
+/* A kN x kN matrix of type `type` with those entries, by MatSetValues or by COO. */
+PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, MatNullSpace nsp, Mat *A)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, kN, kN));
+  if (prefix) PetscCall(MatSetOptionsPrefix(*A, prefix));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSetUp(*A));
+  PetscCall(PetscObjectSetName((PetscObject)*A, "scattered"));
+  if (nsp) PetscCall(MatSetNullSpace(*A, nsp));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  if (coo) {
+    std::vector<PetscInt>    ci, cj;
+    std::vector<PetscScalar> v;
+    for (PetscInt i = rstart; i < rend; i++)
+      for (PetscInt j : ScatteredColumns(i, banded)) {
+        ci.push_back(i);
+        cj.push_back(j);
+        v.push_back(Value(i, j));
+      }
+    PetscCall(MatSetPreallocationCOO(*A, (PetscCount)ci.size(), ci.data(), cj.data()));
+    PetscCall(MatSetValuesCOO(*A, v.data(), INSERT_VALUES));
+  } else {
+    for (PetscInt i = rstart; i < rend; i++) {
+      const std::vector<PetscInt> c = ScatteredColumns(i, banded);
+      std::vector<PetscScalar>    v;
+      for (PetscInt j : c) v.push_back(Value(i, j));
+      PetscCall(MatSetValues(*A, 1, &i, (PetscInt)c.size(), c.data(), v.data(), INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ||A x - B x|| / ||B x|| for a fixed x. */
+PetscErrorCode MultDifference(Mat A, Mat B, PetscReal *rel)
+{
+  Vec       x, ya, yb;
+  PetscReal nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(B, &x, &yb));
+  PetscCall(MatCreateVecs(A, NULL, &ya));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(VecNorm(yb, NORM_2, &nb));
+  PetscCall(VecAXPY(ya, -1.0, yb));
+  PetscCall(VecNorm(ya, NORM_2, rel));
+  *rel /= nb;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&yb));
+  PetscFunctionReturn(0);
+}
+
+/* One case: built as diag (with `keep`: -mat_diag_scattered_fill 0), it
+   is `want` (aij or diag) after assembly, holds the same entries as aij's
+   matrix and keeps its prefix, name and null space. */
+PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij)
+{
+  const std::string cs = Fmt("%s, %s%s", banded ? "banded" : "scattered", coo ? "COO" : "MatSetValues", keep ? ", -mat_diag_scattered_fill 0" : "");
+  Mat               A, B;
+  PetscBool         isaij, isdiag, same;
+  const char       *prefix;
+  const char       *name;
+  PetscReal         rel;
+  MatNullSpace      nsp;
+  MatType           type;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_TRUE, 0, NULL, &nsp));
+  if (keep) PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_scattered_fill", "0"));
+  PetscCall(Build(MATDIAG, banded, coo, "sc_", nsp, &A));
+  if (keep) PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_scattered_fill"));
+  PetscCall(Build(MATAIJ, banded, coo, NULL, NULL, &B));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(MatGetType(A, &type));
+  PetscCall(Record(want_aij ? (bool)isaij : (bool)isdiag, cs, want_aij ? "an aij matrix after assembly" : "still a diag matrix", type));
+  PetscCall(MatMultEqual(A, B, 3, &same));
+  PetscCall(Record(same, cs, "MatMultEqual against aij"));
+  PetscCall(MultDifference(A, B, &rel));
+  PetscCall(Record(rel < kTol, cs, "MatMult against aij", Fmt("relative difference %g", (double)rel)));
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(PetscObjectGetName((PetscObject)A, &name));
+  PetscCall(Record(prefix && std::string(prefix) == "sc_" && std::string(name) == "scattered", cs, "options prefix and name kept"));
+  {
+    MatNullSpace got;
+    PetscCall(MatGetNullSpace(A, &got));
+    PetscCall(Record(got == nsp, cs, "null space kept"));
+  }
+  /* the matrix takes new values through the interface it was built with */
+  if (coo) {
+    PetscInt                 rstart, rend;
+    std::vector<PetscScalar> v;
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    for (PetscInt i = rstart; i < rend; i++)
+      for (PetscInt j : ScatteredColumns(i, banded)) v.push_back(3.0 * Value(i, j));
+    PetscCall(MatSetValuesCOO(A, v.data(), INSERT_VALUES));
+  } else PetscCall(MatScale(A, 3.0));
+  PetscCall(MatScale(B, 3.0));
+  PetscCall(MatMultEqual(A, B, 3, &same));
+  PetscCall(Record(same, cs, coo ? "MatSetValuesCOO again, then MatMult against aij" : "MatScale, then MatMult against aij"));
+  PetscCall(MatNullSpaceDestroy(&nsp));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* A DMDA's matrix is never converted, whatever its size. */
+PetscErrorCode CheckGrid()
+{
+  DM        da;
+  Mat       A;
+  PetscBool isdiag;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 65, 65, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMSetMatType(da, MATDIAG));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  PetscCall(Record(isdiag, "DMDA 65 x 65", "a diag matrix after DMCreateMatrix"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  int exit_code = 0;
+
+  PetscCall(Start(&argc, &argv, help));
+  PetscCall(Check(false, false, false, true));
+  PetscCall(Check(false, true, false, true));
+  PetscCall(Check(false, false, true, false));
+  PetscCall(Check(false, true, true, false));
+  PetscCall(Check(true, false, false, false));
+  PetscCall(CheckGrid());
+  PetscCall(Summary(&exit_code));
+  PetscCall(PetscFinalize());
+  return exit_code;
+}
