@@ -6,14 +6,16 @@
    entries, the options prefix, the name and the null space the diag
    matrix had, and MatMult equal to an aij matrix assembled from the same
    entries; with -mat_diag_scattered_fill 0 it stays diag and gives the
-   same products. A banded matrix of the same size stays diag. 1 and 2
-   processes. */
+   same products. A banded matrix of the same size stays diag; its
+   submatrix in a scrambled order, which would be scattered, is aij. 1 and
+   2 processes. */
 #include "plugin_testing.hpp"
 
 #include <petscdm.h>
 #include <petscdmda.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -79,15 +81,16 @@ PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, Ma
   PetscFunctionReturn(0);
 }
 
-/* ||A x - B x|| / ||B x|| for a fixed x. */
+/* ||A x - B x|| / ||B x|| for a random x, the vectors A's (CUDA ones for a
+   matrix converted to aijcusparse; the host aij B reads them too). */
 PetscErrorCode MultDifference(Mat A, Mat B, PetscReal *rel)
 {
   Vec       x, ya, yb;
   PetscReal nb;
 
   PetscFunctionBeginUser;
-  PetscCall(MatCreateVecs(B, &x, &yb));
-  PetscCall(MatCreateVecs(A, NULL, &ya));
+  PetscCall(MatCreateVecs(A, &x, &ya));
+  PetscCall(VecDuplicate(ya, &yb));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(MatMult(A, x, ya));
   PetscCall(MatMult(B, x, yb));
@@ -155,6 +158,49 @@ PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij)
   PetscFunctionReturn(0);
 }
 
+/* A submatrix that would be scattered stored by diagonals (here the banded
+   matrix's rows and columns in a scrambled order) stays aij, with aij's
+   submatrix's entries, also when refilled (MAT_REUSE_MATRIX: against a new
+   submatrix of aij). */
+PetscErrorCode CheckSubmatrix()
+{
+  const std::string cs = "banded, scrambled submatrix";
+  Mat               A, B, SA, SB;
+  IS                is;
+  PetscInt          rstart, rend;
+  PetscBool         isaij, same;
+  MatType           type;
+
+  PetscFunctionBeginUser;
+  PetscCall(Build(MATDIAG, true, false, "sc_", NULL, &A));
+  PetscCall(Build(MATAIJ, true, false, NULL, NULL, &B));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  std::vector<PetscInt> idx;
+  for (PetscInt i = rstart; i < rend; i++) idx.push_back(i);
+  std::shuffle(idx.begin(), idx.end(), std::mt19937(5)); /* the local rows in a random order */
+  PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, (PetscInt)idx.size(), idx.data(), PETSC_COPY_VALUES, &is));
+  PetscCall(MatCreateSubMatrix(A, is, is, MAT_INITIAL_MATRIX, &SA));
+  PetscCall(MatCreateSubMatrix(B, is, is, MAT_INITIAL_MATRIX, &SB));
+  PetscCall(MatGetType(SA, &type));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)SA, &isaij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  PetscCall(Record(isaij, cs, "an aij submatrix", type));
+  PetscCall(MatMultEqual(SA, SB, 3, &same));
+  PetscCall(Record(same, cs, "MatMultEqual against aij's submatrix"));
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatScale(B, 2.0));
+  PetscCall(MatCreateSubMatrix(A, is, is, MAT_REUSE_MATRIX, &SA));
+  PetscCall(MatDestroy(&SB)); /* a new one: mpiaij's own MAT_REUSE_MATRIX with this unsorted IS gave other values (PETSc 3.18, 2 processes) */
+  PetscCall(MatCreateSubMatrix(B, is, is, MAT_INITIAL_MATRIX, &SB));
+  PetscCall(MatMultEqual(SA, SB, 3, &same));
+  PetscCall(Record(same, cs, "MAT_REUSE_MATRIX, then MatMultEqual against aij's"));
+  PetscCall(ISDestroy(&is));
+  PetscCall(MatDestroy(&SA));
+  PetscCall(MatDestroy(&SB));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 /* A DMDA's matrix is never converted, whatever its size. */
 PetscErrorCode CheckGrid()
 {
@@ -187,6 +233,7 @@ int main(int argc, char **argv)
   PetscCall(Check(false, false, true, false));
   PetscCall(Check(false, true, true, false));
   PetscCall(Check(true, false, false, false));
+  PetscCall(CheckSubmatrix());
   PetscCall(CheckGrid());
   PetscCall(Summary(&exit_code));
   PetscCall(PetscFinalize());

@@ -46,6 +46,7 @@ struct AijEntries {
   const pdiag::GridStencilPattern *stencil = nullptr;
   bool                             square  = false;
   const std::vector<Index>        *prev_rowptr = nullptr, *prev_colidx = nullptr;
+  bool                             prev_has_stencil = false; /* the previous pattern keeps the stencil's stored couplings */
   const std::vector<std::pair<Index, Index>> *zero_sets = nullptr; /* set positions holding zeros */
   Index                            r0 = 0;
 
@@ -74,9 +75,13 @@ struct AijEntries {
     row_last = i;
     return KeepsZero(i, j);
   }
+  /* A previous pattern that this rule built holds every stored stencil
+     coupling: the stencil is then not asked again (its couplings cost a
+     pass over the stencil per row, at every refresh of the copy). */
+  bool AsksStencil() const { return stencil && !(prev_rowptr && prev_has_stencil); }
   bool KeepsZero(Index i, Index j) const
   {
-    if (stencil && stencil->contains(i, j)) return true;
+    if (AsksStencil() && stencil->contains(i, j)) return true;
     if (zero_sets && std::binary_search(zero_sets->begin(), zero_sets->end(), std::make_pair(i, j))) return true;
     if (!prev_rowptr) return false;
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
@@ -86,7 +91,7 @@ struct AijEntries {
   void ListZerosKept(Index i) const
   {
     row_zero_cols.clear();
-    if (stencil) row_zero_cols = stencil->couplings(i);
+    if (AsksStencil()) row_zero_cols = stencil->couplings(i);
     if (zero_sets) {
       const auto lo = std::lower_bound(zero_sets->begin(), zero_sets->end(), std::make_pair(i, std::numeric_limits<Index>::min()));
       for (auto it = lo; it != zero_sets->end() && it->first == i; ++it) row_zero_cols.push_back(it->second);
@@ -109,7 +114,8 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   rule->r0     = A->rmap->rstart;
   if (!a->zero_sets.empty()) rule->zero_sets = &a->zero_sets;
   if (sticky && a->aij_pattern_nzstate == A->nonzerostate) {
-    rule->prev_rowptr = &a->aij_rowptr;
+    rule->prev_rowptr      = &a->aij_rowptr;
+    rule->prev_has_stencil = a->aij_pattern_has_stencil;
     rule->prev_colidx = &a->aij_colidx;
   }
   PetscFunctionReturn(0);
@@ -484,7 +490,8 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
     PetscCallCXX(a->aij_rowptr = std::move(rowptr)); /* after the last use of v.rule, which may read the previous pattern */
     PetscCallCXX(a->aij_colidx = std::move(colidx));
-    a->aij_pattern_nzstate = A->nonzerostate;
+    a->aij_pattern_nzstate     = A->nonzerostate;
+    a->aij_pattern_has_stencil = PETSC_TRUE;
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
   PetscCall(MatDiagSyncProperties_Private(A, a->companion));
@@ -528,7 +535,8 @@ PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows,
 
   PetscFunctionBegin;
   DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij_rowptr, a->aij_colidx));
-  a->aij_pattern_nzstate = A->nonzerostate;
+  a->aij_pattern_nzstate     = A->nonzerostate;
+  a->aij_pattern_has_stencil = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -541,7 +549,8 @@ PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat A, PetscInt m, const PetscInt
   PetscFunctionBegin;
   PetscCallCXX(a->aij_rowptr.assign(ia, ia + m + 1));
   PetscCallCXX(a->aij_colidx.assign(ja, ja + ia[m]));
-  a->aij_pattern_nzstate = A->nonzerostate;
+  a->aij_pattern_nzstate     = A->nonzerostate;
+  a->aij_pattern_has_stencil = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

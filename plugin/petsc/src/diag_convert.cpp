@@ -246,7 +246,8 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   if (a->aij_pattern_nzstate == A->nonzerostate) {
     PetscCallCXX(b->aij_rowptr = a->aij_rowptr);
     PetscCallCXX(b->aij_colidx = a->aij_colidx);
-    b->aij_pattern_nzstate = B->nonzerostate;
+    b->aij_pattern_nzstate     = B->nonzerostate;
+    b->aij_pattern_has_stencil = a->aij_pattern_has_stencil;
   }
   PetscFunctionReturn(0);
 }
@@ -429,6 +430,22 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
   PetscCall(MatDestroy(&aij));
+  { /* a scattered submatrix (a field of a multi-field operator) stays aij, as a scattered matrix assembled as diag becomes aij (diag_scattered.cpp) */
+    PetscBool scattered;
+    PetscCall(MatDiagAIJWouldScatter_Private(A, sub, &scattered));
+    if (scattered) {
+#if defined(PDIAG_PETSC_CUDA)
+      PetscBool cuda;
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+      if (cuda || MatDiagWantsDevice_Private(A)) PetscCall(MatConvert(sub, MATAIJCUSPARSE, MAT_INPLACE_MATRIX, &sub));
+#endif
+      if (reuse == MAT_REUSE_MATRIX) { /* into the caller's matrix: the same structure again */
+        PetscCall(MatCopy(sub, *B, SAME_NONZERO_PATTERN));
+        PetscCall(MatDestroy(&sub));
+      } else *B = sub;
+      PetscFunctionReturn(0);
+    }
+  }
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatConvert(sub, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, B));
     PetscCall(MatDestroy(&sub));

@@ -223,6 +223,7 @@ struct Mat_Diag {
      aij_pattern_nzstate */
   std::vector<Index> aij_rowptr, aij_colidx;
   PetscObjectState   aij_pattern_nzstate = -1;
+  PetscBool          aij_pattern_has_stencil = PETSC_FALSE; /* built by the aij copy's rule, which keeps a DMDA stencil's stored couplings */
   /* how many local entries an aij matrix of this operator holds
      (MatGetInfo's nz_used), for the object and nonzero states named */
   Index            aij_count         = 0;
@@ -528,6 +529,7 @@ PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSyncProperties_Private(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatDiagAIJFromCSR_Private(Mat, const pdiag::Csr<PetscScalar> &, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagConvertIfScattered_Private(Mat, PetscCount, const PetscInt *, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagAIJWouldScatter_Private(Mat, Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJPatternOnly_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
 /* On the GPU, LUs of at most this many rows are dense (diag_factor.cpp): a

@@ -113,3 +113,34 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   PetscCall(MatHeaderReplace(A, &B));
   PetscFunctionReturn(0);
 }
+
+/* Whether the aij matrix S (a submatrix of the diag matrix A) would be
+   scattered stored by diagonals: on some process its entries would take
+   more than A's -mat_diag_scattered_fill stored entries each, over
+   kScatteredFloor, or more diagonals than A may store (a field of a
+   multi-field operator, whose numbering skips the other fields: the
+   velocity block of a Stokes problem split by PCFIELDSPLIT). The submatrix
+   then stays aij. Collective. */
+PetscErrorCode MatDiagAIJWouldScatter_Private(Mat A, Mat S, PetscBool *scattered)
+{
+  Mat_Diag          *a    = (Mat_Diag *)A->data;
+  PetscBool          mine = PETSC_FALSE, over;
+  std::vector<Index> offs;
+  double             nnz;
+  PetscInt           rstart, rend, M, N;
+
+  PetscFunctionBegin;
+  if (a->scattered_fill > 0) {
+    PetscCall(MatGetOwnershipRange(S, &rstart, &rend));
+    PetscCall(MatGetSize(S, &M, &N));
+    PetscCall(MatDiagAIJLocalOffsets_Private(S, (std::size_t)a->max_diagonals, &offs, &nnz, &over));
+    const pdiag::Layout L      = pdiag::Layout::block(M, N, rstart, rend - rstart);
+    double              stored = 0;
+    for (const Index d : offs) stored += (double)L.length(d);
+    mine = over || (stored > (double)kScatteredFloor && stored > a->scattered_fill * PetscMax(nnz, 1.0)) ? PETSC_TRUE : PETSC_FALSE;
+    if (mine) PetscCall(PetscInfo(A, "diag: a submatrix of %g entries on this process would store %s%g entries on %" PetscInt64_FMT " diagonals: it stays aij\n", nnz, over ? "more than " : "", stored, (PetscInt64)offs.size()));
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mine, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  *scattered = mine;
+  PetscFunctionReturn(0);
+}
