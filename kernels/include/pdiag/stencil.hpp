@@ -71,6 +71,27 @@ struct GridNumbering {
 };
 }  // namespace detail
 
+namespace detail {
+/// Calls visit(x, y, z) (coordinates inside a box of n points, from 0, x
+/// fastest) for each point within s of one of the box's faces along the
+/// first dim axes; the interior of each grid line is skipped at once, so
+/// the cost is the box's surface.
+template <class Visit>
+void for_each_near_face(const std::array<Index, 3>& n, int dim, Index s, Visit&& visit) {
+  auto near_face = [&](int a, Index x) { return a < dim && (x < s || n[a] - 1 - x < s); };
+  for (Index z = 0; z < n[2]; ++z) {
+    const bool fz = near_face(2, z);
+    for (Index y = 0; y < n[1]; ++y) {
+      const bool fy = fz || near_face(1, y);
+      for (Index x = 0; x < n[0]; ++x) {
+        if (fy || near_face(0, x)) visit(x, y, z);
+        else x = std::max(x, n[0] - s - 1);  // on to the far x face
+      }
+    }
+  }
+}
+}  // namespace detail
+
 /// The stencil's displacement vectors (o_x, o_y, o_z), centre included.
 inline std::vector<std::array<Index, 3>> stencil_points(const GridStencil& g) {
   std::vector<std::array<Index, 3>> pts;
@@ -111,9 +132,8 @@ inline std::vector<Index> grid_stencil_offsets(const GridStencil& g, Index px, I
       for (Index c2 = 0; c2 < g.dof; ++c2) offs.push_back(c2 - c1 + g.dof * (o[0] + n[0] * (o[1] + n[1] * o[2])));
   }
   // Points within `width` of a face: their neighbours may lie in other boxes or wrap.
-  const Index s = g.width;
-  auto near_face = [&](int a, Index x) { return a < g.dim && (x - lo[a] < s || lo[a] + n[a] - 1 - x < s); };
-  auto visit = [&](Index x, Index y, Index z) {
+  detail::for_each_near_face(n, g.dim, g.width, [&](Index bx, Index by, Index bz) {
+    const Index x = lo[0] + bx, y = lo[1] + by, z = lo[2] + bz;
     const std::array<Index, 3> q{x, y, z};
     for (const auto& o : pts) {
       std::array<Index, 3> r{};
@@ -128,24 +148,11 @@ inline std::vector<Index> grid_stencil_offsets(const GridStencil& g, Index px, I
         for (Index c2 = 0; c2 < g.dof; ++c2) offs.push_back(num.global(r[0], r[1], r[2], c2) - row);
       }
     }
-  };
-  for (Index z = lo[2]; z < lo[2] + n[2]; ++z) {
-    const bool fz = near_face(2, z);
-    for (Index y = lo[1]; y < lo[1] + n[1]; ++y) {
-      const bool fy = fz || near_face(1, y);
-      for (Index x = lo[0]; x < lo[0] + n[0]; ++x) {
-        if (fy || near_face(0, x)) {
-          visit(x, y, z);
-        } else if (g.dim >= 1) {
-          x = std::max(x, lo[0] + n[0] - s - 1);  // jump to the far x face
-        }
-      }
-    }
     if (offs.size() > (1u << 20)) {  // keep the list short while walking faces
       std::sort(offs.begin(), offs.end());
       offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
     }
-  }
+  });
   std::sort(offs.begin(), offs.end());
   offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
   return offs;
@@ -225,16 +232,10 @@ class GridStencilPattern {
   std::vector<Index> face_rows(Index rank) const {
     const Box b = box(rank);
     std::vector<Index> rows;
-    for (Index z = 0; z < b.n[2]; ++z)
-      for (Index y = 0; y < b.n[1]; ++y)
-        for (Index x = 0; x < b.n[0]; ++x) {
-          if (!near_face(b, 0, x) && !near_face(b, 1, y) && !near_face(b, 2, z)) {
-            x = std::max(x, b.n[0] - g_.width - 1);  // on to the far x face
-            continue;
-          }
-          const Index first = b.start + g_.dof * (x + b.n[0] * (y + b.n[1] * z));
-          for (Index c = 0; c < g_.dof; ++c) rows.push_back(first + c);
-        }
+    detail::for_each_near_face(b.n, g_.dim, g_.width, [&](Index x, Index y, Index z) {
+      const Index first = b.start + g_.dof * (x + b.n[0] * (y + b.n[1] * z));
+      for (Index c = 0; c < g_.dof; ++c) rows.push_back(first + c);
+    });
     return rows;
   }
 
@@ -267,10 +268,6 @@ class GridStencilPattern {
     Box b{num_.rank_start[static_cast<std::size_t>(rank)], {}};
     for (int a = 0; a < 3; ++a) b.n[a] = num_.size(a, p[a]);
     return b;
-  }
-  /// Whether local coordinate x along axis a is within the width of a face.
-  bool near_face(const Box& b, int a, Index x) const {
-    return a < g_.dim && (x < g_.width || b.n[a] - 1 - x < g_.width);
   }
   struct Point {
     std::array<Index, 3> x;
