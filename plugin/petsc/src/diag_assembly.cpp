@@ -242,9 +242,8 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     A->nonzerostate++;
   }
   if (a->staged.empty()) PetscFunctionReturn(0);
-  a->grew_from_values = PETSC_TRUE;
-  a->grown_stored     = staged_count.nstored;
-  a->grown_set        = (Index)nset;
+  a->grown_stored = staged_count.nstored;
+  a->grown_set    = (Index)nset;
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
     for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);

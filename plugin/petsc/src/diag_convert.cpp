@@ -434,11 +434,11 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
     PetscBool scattered;
     PetscCall(MatDiagAIJWouldScatter_Private(A, sub, &scattered));
     if (scattered) {
-#if defined(PDIAG_PETSC_CUDA)
-      PetscBool cuda;
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-      if (cuda || MatDiagWantsDevice_Private(A)) PetscCall(MatConvert(sub, MATAIJCUSPARSE, MAT_INPLACE_MATRIX, &sub));
-#endif
+      MatType   type;
+      PetscBool plain;
+      PetscCall(MatDiagAIJTypeFor_Private(A, &type));
+      PetscCall(PetscStrcmp(type, MATAIJ, &plain));
+      if (!plain) PetscCall(MatConvert(sub, type, MAT_INPLACE_MATRIX, &sub));
       if (reuse == MAT_REUSE_MATRIX) { /* into the caller's matrix: the same structure again */
         PetscCall(MatCopy(sub, *B, SAME_NONZERO_PATTERN));
         PetscCall(MatDestroy(&sub));

@@ -453,7 +453,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
   PetscCheck(a->max_diagonals >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_diagonals %" PetscInt_FMT " is negative", a->max_diagonals);
   PetscCall(PetscOptionsReal("-mat_diag_scattered_fill", "Convert to aij at assembly a matrix whose entries set take more stored entries than this each (over 1M on a process; 0: never)", "MATDIAG", a->scattered_fill, &a->scattered_fill, NULL));
   PetscCheck(a->max_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_fill %g is less than 1", (double)a->max_fill);
-  PetscCheck(a->scattered_fill == 0 || a->scattered_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_scattered_fill %g is neither 0 nor at least 1", (double)a->scattered_fill);
+  PetscCall(MatDiagCheckScatteredFill_Private(a));
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
     char      vtype[64];
     PetscBool vset;
@@ -518,7 +518,7 @@ static PetscErrorCode MatDiagLimitsFromOptions(Mat A)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_bytes", &a->max_bytes, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_fill", &a->max_fill, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_scattered_fill", &a->scattered_fill, NULL));
-  PetscCheck(a->scattered_fill == 0 || a->scattered_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_scattered_fill %g is neither 0 nor at least 1", (double)a->scattered_fill);
+  PetscCall(MatDiagCheckScatteredFill_Private(a));
   PetscFunctionReturn(0);
 }
 

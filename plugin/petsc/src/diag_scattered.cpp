@@ -45,15 +45,39 @@ static PetscErrorCode MatDiagIsScattered(Mat A, PetscBool *scattered)
   const pdiag::GridStencilPattern *grid;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagGridPattern_Private(A, &grid));
-  if (!grid && a->grew_from_values && a->scattered_fill > 0 && a->grown_stored > kScatteredFloor) {
-    mine = (PetscReal)a->grown_stored > a->scattered_fill * (PetscReal)PetscMax(a->grown_set, (Index)1) ? PETSC_TRUE : PETSC_FALSE;
+  if (a->scattered_fill > 0 && a->grown_stored > kScatteredFloor) {
+    PetscCall(MatDiagGridPattern_Private(A, &grid));
+    mine = !grid && (PetscReal)a->grown_stored > a->scattered_fill * (PetscReal)PetscMax(a->grown_set, (Index)1) ? PETSC_TRUE : PETSC_FALSE;
     if (mine) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", (PetscInt64)a->grown_set, (PetscInt64)a->grown_stored, (double)a->scattered_fill));
   }
-  a->grew_from_values = PETSC_FALSE;
+  a->grown_stored = a->grown_set = 0;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1) PetscCall(MPIU_Allreduce(&mine, scattered, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   else *scattered = mine;
+  PetscFunctionReturn(0);
+}
+
+/* The aij type that stands in for the diag matrix A: aijcusparse when A
+   computes on the GPU (diagcuda, or CUDA vectors), else aij. */
+PetscErrorCode MatDiagAIJTypeFor_Private(Mat A, MatType *type)
+{
+  PetscFunctionBegin;
+  *type = MATAIJ;
+#if defined(PDIAG_PETSC_CUDA)
+  PetscBool cuda;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+  if (cuda || MatDiagWantsDevice_Private(A)) *type = MATAIJCUSPARSE;
+#else
+  (void)A;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* -mat_diag_scattered_fill is 0 (never) or at least 1. */
+PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *a)
+{
+  PetscFunctionBegin;
+  PetscCheck(a->scattered_fill == 0 || a->scattered_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_scattered_fill %g is neither 0 nor at least 1", (double)a->scattered_fill);
   PetscFunctionReturn(0);
 }
 
@@ -68,7 +92,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   Mat_Diag              *a = (Mat_Diag *)A->data;
   Mat                    B;
   DM                     dm;
-  MatType                type = MATAIJ;
+  MatType                type;
   const char            *prefix;
   ISLocalToGlobalMapping rmap = A->rmap->mapping, cmap = A->cmap->mapping;
 
@@ -76,11 +100,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   *converted = PETSC_FALSE;
   PetscCall(MatDiagIsScattered(A, converted));
   if (!*converted) PetscFunctionReturn(0);
-#if defined(PDIAG_PETSC_CUDA)
-  PetscBool cuda;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
-  if (cuda || MatDiagWantsDevice_Private(A)) type = MATAIJCUSPARSE;
-#endif
+  PetscCall(MatDiagAIJTypeFor_Private(A, &type));
   PetscCall(PetscInfo(A, "diag: its entries fill the diagonals that hold them sparsely (a scattered matrix): converted in place to %s, which stores such a matrix better\n", type));
   if (ncoo >= 0) {
     std::vector<PetscInt> ci(coo_i, coo_i + ncoo), cj(coo_j, coo_j + ncoo); /* aij may reorder its arguments */
