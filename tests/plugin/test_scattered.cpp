@@ -85,8 +85,7 @@ PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, Ma
    matrix converted to aijcusparse; the host aij B reads them too). */
 PetscErrorCode MultDifference(Mat A, Mat B, PetscReal *rel)
 {
-  Vec       x, ya, yb;
-  PetscReal nb;
+  Vec x, ya, yb;
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateVecs(A, &x, &ya));
@@ -94,13 +93,8 @@ PetscErrorCode MultDifference(Mat A, Mat B, PetscReal *rel)
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(MatMult(A, x, ya));
   PetscCall(MatMult(B, x, yb));
-  PetscCall(VecNorm(yb, NORM_2, &nb));
-  PetscCall(VecAXPY(ya, -1.0, yb));
-  PetscCall(VecNorm(ya, NORM_2, rel));
-  *rel /= nb;
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&ya));
-  PetscCall(VecDestroy(&yb));
+  PetscCall(VecRelDiff(ya, yb, rel));
+  for (Vec v : {x, ya, yb}) PetscCall(VecDestroy(&v));
   PetscFunctionReturn(0);
 }
 
