@@ -1830,8 +1830,11 @@ PetscErrorCode TestBadInput()
   PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_storage"));
   PetscCall(MatDestroy(&D));
 
-  /* more diagonals than -mat_diag_max_diagonals */
+  /* more diagonals than -mat_diag_max_diagonals, with -mat_diag_scattered_fill 0:
+     refused (by default such a structure from entries set becomes aij at
+     assembly: test_scattered) */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_diagonals", "3"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0"));
   PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
   PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(D, MATDIAG));
@@ -1876,6 +1879,7 @@ PetscErrorCode TestBadInput()
     PetscCall(ExpectError("MatSetPreallocationCOO with a row = M on one process: error on all", true, [&] { return MatSetPreallocationCOO(D, (PetscCount)ci.size(), ci.data(), cj.data()); }, {"COO", "outside"}));
     PetscCall(MatDestroy(&D));
   }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_scattered_fill"));
   PetscCall(MatCreate(PETSC_COMM_WORLD, &D));
   PetscCall(MatSetSizes(D, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(D, MATDIAG));

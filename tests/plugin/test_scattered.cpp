@@ -7,14 +7,19 @@
    matrix had, and MatMult equal to an aij matrix assembled from the same
    entries; with -mat_diag_scattered_fill 0 it stays diag and gives the
    same products. A banded matrix of the same size stays diag; its
-   submatrix in a scrambled order, which would be scattered, is aij. 1 and
-   2 processes. */
+   submatrix in a scrambled order, which would be scattered, is aij. A
+   matrix whose entries would take more diagonals than
+   -mat_diag_max_diagonals, on every process or on one, becomes aij too
+   (by MatSetValues and by COO), and is refused with
+   -mat_diag_scattered_fill 0; a DMDA's matrix over the limit is refused
+   at assembly on every process and stays diag. 1 and 2 processes. */
 #include "plugin_testing.hpp"
 
 #include <petscdm.h>
 #include <petscdmda.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,14 +32,18 @@ namespace {
 
 const PetscInt kN = 3000; /* rows: a scattered matrix stores about kN^2 = 9M entries, 2.3M a process on two (over the 1M floor) */
 
-/* Row i's columns: i, and four columns spread over the matrix (the same on every process). */
-std::vector<PetscInt> ScatteredColumns(PetscInt i, bool banded)
+/* Row i's columns: i, and four columns spread over the matrix (the same
+   on every process), or i +- 1, 2 (banded). With `far` the last row also
+   couples to columns 0, 1 and 2: three more diagonals, on the last
+   process only. */
+std::vector<PetscInt> ScatteredColumns(PetscInt i, bool banded, bool far)
 {
   std::vector<PetscInt> c{i};
   for (PetscInt q = 1; q <= 4; q++) {
     const PetscInt j = banded ? i + (q % 2 ? q : -q) : (i * 7919 + q * 104729) % kN;
     if (j >= 0 && j < kN) c.push_back(j);
   }
+  if (far && i == kN - 1) c.insert(c.end(), {0, 1, 2});
   std::sort(c.begin(), c.end());
   c.erase(std::unique(c.begin(), c.end()), c.end());
   return c;
@@ -43,7 +52,7 @@ std::vector<PetscInt> ScatteredColumns(PetscInt i, bool banded)
 PetscScalar Value(PetscInt i, PetscInt j) { return i == j ? 10.0 : -1.0 / (1.0 + (PetscReal)((i + 3 * j) % 11)); }
 
 /* A kN x kN matrix of type `type` with those entries, by MatSetValues or by COO. */
-PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, MatNullSpace nsp, Mat *A)
+PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, MatNullSpace nsp, Mat *A, bool far = false)
 {
   PetscInt rstart, rend;
 
@@ -61,7 +70,7 @@ PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, Ma
     std::vector<PetscInt>    ci, cj;
     std::vector<PetscScalar> v;
     for (PetscInt i = rstart; i < rend; i++)
-      for (PetscInt j : ScatteredColumns(i, banded)) {
+      for (PetscInt j : ScatteredColumns(i, banded, far)) {
         ci.push_back(i);
         cj.push_back(j);
         v.push_back(Value(i, j));
@@ -70,7 +79,7 @@ PetscErrorCode Build(MatType type, bool banded, bool coo, const char *prefix, Ma
     PetscCall(MatSetValuesCOO(*A, v.data(), INSERT_VALUES));
   } else {
     for (PetscInt i = rstart; i < rend; i++) {
-      const std::vector<PetscInt> c = ScatteredColumns(i, banded);
+      const std::vector<PetscInt> c = ScatteredColumns(i, banded, far);
       std::vector<PetscScalar>    v;
       for (PetscInt j : c) v.push_back(Value(i, j));
       PetscCall(MatSetValues(*A, 1, &i, (PetscInt)c.size(), c.data(), v.data(), INSERT_VALUES));
@@ -98,12 +107,13 @@ PetscErrorCode MultDifference(Mat A, Mat B, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-/* One case: built as diag (with `keep`: -mat_diag_scattered_fill 0), it
-   is `want` (aij or diag) after assembly, holds the same entries as aij's
+/* One case: built as diag (with `keep`: -mat_diag_scattered_fill 0; with
+   `limit`: that -mat_diag_max_diagonals; `far`: ScatteredColumns), it is
+   `want` (aij or diag) after assembly, holds the same entries as aij's
    matrix and keeps its prefix, name and null space. */
-PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij)
+PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij, const char *limit = nullptr, bool far = false)
 {
-  const std::string cs = Fmt("%s, %s%s", banded ? "banded" : "scattered", coo ? "COO" : "MatSetValues", keep ? ", -mat_diag_scattered_fill 0" : "");
+  const std::string cs = Fmt("%s%s, %s%s%s%s", banded ? "banded" : "scattered", far ? " with far entries on the last process" : "", coo ? "COO" : "MatSetValues", keep ? ", -mat_diag_scattered_fill 0" : "", limit ? ", -mat_diag_max_diagonals " : "", limit ? limit : "");
   Mat               A, B;
   PetscBool         isaij, isdiag, same;
   const char       *prefix;
@@ -115,9 +125,11 @@ PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij)
   PetscFunctionBeginUser;
   PetscCall(MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_TRUE, 0, NULL, &nsp));
   if (keep) PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_scattered_fill", "0"));
-  PetscCall(Build(MATDIAG, banded, coo, "sc_", nsp, &A));
+  if (limit) PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_max_diagonals", limit));
+  PetscCall(Build(MATDIAG, banded, coo, "sc_", nsp, &A, far));
   if (keep) PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_scattered_fill"));
-  PetscCall(Build(MATAIJ, banded, coo, NULL, NULL, &B));
+  if (limit) PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_max_diagonals"));
+  PetscCall(Build(MATAIJ, banded, coo, NULL, NULL, &B, far));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   PetscCall(MatGetType(A, &type));
@@ -140,7 +152,7 @@ PetscErrorCode Check(bool banded, bool coo, bool keep, bool want_aij)
     std::vector<PetscScalar> v;
     PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
     for (PetscInt i = rstart; i < rend; i++)
-      for (PetscInt j : ScatteredColumns(i, banded)) v.push_back(3.0 * Value(i, j));
+      for (PetscInt j : ScatteredColumns(i, banded, far)) v.push_back(3.0 * Value(i, j));
     PetscCall(MatSetValuesCOO(A, v.data(), INSERT_VALUES));
   } else PetscCall(MatScale(A, 3.0));
   PetscCall(MatScale(B, 3.0));
@@ -195,6 +207,37 @@ PetscErrorCode CheckSubmatrix()
   PetscFunctionReturn(0);
 }
 
+/* Calls f with PETSc's return error handler: *ierr is its error, *msg the message. */
+PetscErrorCode Quietly(const std::function<PetscErrorCode()> &f, PetscErrorCode *ierr, std::string *msg)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *ierr = f();
+  PetscCall(PetscPopErrorHandler());
+  *msg = *ierr ? LastMessage() : "";
+  PetscFunctionReturn(0);
+}
+
+/* With -mat_diag_scattered_fill 0 a structure over -mat_diag_max_diagonals
+   is refused (at MatSetValues, on every process here) instead of becoming aij. */
+PetscErrorCode CheckRefusedWhenKept()
+{
+  const std::string cs = "banded, MatSetValues, -mat_diag_scattered_fill 0, -mat_diag_max_diagonals 3";
+  Mat               A = NULL;
+  PetscErrorCode    ierr;
+  std::string       msg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_scattered_fill", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_max_diagonals", "3"));
+  PetscCall(Quietly([&] { return Build(MATDIAG, true, false, "sc_", NULL, &A); }, &ierr, &msg));
+  PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_scattered_fill"));
+  PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_max_diagonals"));
+  PetscCall(Record(ierr != 0 && msg.find("-mat_diag_max_diagonals") != std::string::npos, cs, "refused", ierr ? msg : "accepted"));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* A DMDA's matrix is never converted, whatever its size. */
 PetscErrorCode CheckGrid()
 {
@@ -210,6 +253,36 @@ PetscErrorCode CheckGrid()
   PetscCall(DMCreateMatrix(da, &A));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   PetscCall(Record(isdiag, "DMDA 65 x 65", "a diag matrix after DMCreateMatrix"));
+  {
+    /* entries on 16 more diagonals, over a limit of 12 on every process:
+       refused at assembly on all of them (a DMDA's structure is the
+       stencil's: no aij), and the matrix stays as it was */
+    const std::string cs = "DMDA 65 x 65, entries on 16 more diagonals, -mat_diag_max_diagonals 12";
+    PetscInt          rstart, rend, ndiag;
+    PetscErrorCode    ierr;
+    std::string       msg;
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+    PetscCall(PetscOptionsSetValue(NULL, "-grid_mat_diag_max_diagonals", "12"));
+    PetscCall(MatSetOptionsPrefix(A, "grid_"));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(PetscOptionsClearValue(NULL, "-grid_mat_diag_max_diagonals"));
+    PetscCall(Quietly([&] {
+      std::vector<PetscInt>    cols;
+      std::vector<PetscScalar> v;
+      for (PetscInt q = 0; q < 16; q++) cols.push_back((rstart + 200 + 37 * q) % (65 * 65));
+      v.assign(cols.size(), 1.0);
+      PetscCall(MatSetValues(A, 1, &rstart, (PetscInt)cols.size(), cols.data(), v.data(), INSERT_VALUES));
+      PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+      return PetscErrorCode(0);
+    }, &ierr, &msg));
+    PetscCall(Record(ierr != 0 && msg.find("-mat_diag_max_diagonals") != std::string::npos, cs, "refused at assembly", ierr ? msg : "accepted"));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isdiag, MATSEQDIAG, MATMPIDIAG, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
+    PetscCall(MatDiagGetDiagonals(A, &ndiag, NULL));
+    PetscCall(Record(isdiag && ndiag <= 12, cs, "still a diag matrix of its stencil's diagonals", Fmt("%d diagonals", (int)ndiag)));
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(DMDestroy(&da));
   PetscFunctionReturn(0);
@@ -227,6 +300,12 @@ int main(int argc, char **argv)
   PetscCall(Check(false, false, true, false));
   PetscCall(Check(false, true, true, false));
   PetscCall(Check(true, false, false, false));
+  /* over the diagonal limit: aij whatever the fill, on every process or on the last one only */
+  PetscCall(Check(true, false, false, true, "3"));
+  PetscCall(Check(true, true, false, true, "3"));
+  PetscCall(Check(true, false, false, true, "5", true));
+  PetscCall(Check(true, true, false, true, "5", true));
+  PetscCall(CheckRefusedWhenKept());
   PetscCall(CheckSubmatrix());
   PetscCall(CheckGrid());
   PetscCall(Summary(&exit_code));

@@ -2,9 +2,11 @@
 // assembly), writing them into storage, and the COO value scatter.
 #pragma once
 
+#include "pdiag/convert.hpp"
 #include "pdiag/format.hpp"
 #include "pdiag/ops.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace pdiag {
@@ -82,11 +84,55 @@ struct StagedDiagonal {
       if (written[i - lo] == T(0)) z.push_back(i);
     return z;
   }
+  /// f(i, v) once for every row i set, with the value replay() would
+  /// write there over zeros (a set zero included); lo is row lo(d).
+  template <class F>
+  void for_each_set(Index lo, F&& f) const {
+    if (dense.empty()) {
+      for (const auto& [i, v] : row_values()) f(i, v);
+      return;
+    }
+    for (std::size_t p = 0; p < dense.size(); ++p)
+      if (dense[p] != T(0)) f(lo + static_cast<Index>(p), dense[p]);
+    std::vector<Index> z = zero_rows;  // rows set to zero, some set again since
+    std::sort(z.begin(), z.end());
+    z.erase(std::unique(z.begin(), z.end()), z.end());
+    for (Index i : z)
+      if (dense[static_cast<std::size_t>(i - lo)] == T(0)) f(i, T(0));
+  }
   void zero() {
     std::fill(vals.begin(), vals.end(), T(0));
     std::fill(dense.begin(), dense.end(), T(0));
   }
 };
+
+/// hm_to_csr_nonzeros(A, main_diagonal, also, remote) with the entries
+/// staged on diagonals A does not store: the aij block of a matrix
+/// assembled from entries set, built without storing the staged diagonals
+/// (a structure too large, or too scattered, to store by diagonals).
+template <class T>
+Csr<T> hm_staged_to_csr_nonzeros(const HmMatrix<T>& A, bool main_diagonal, std::vector<std::pair<Index, Index>> also,
+                                 const RemoteEntries<T>* remote, const std::map<Index, StagedDiagonal<T>>& staged) {
+  const Layout& L = A.layout;
+  std::vector<T> staged_vals;
+  const std::size_t first = also.size();
+  for (const auto& kv : staged) {
+    const Index d = kv.first;  // not a structured binding: C++17 lambdas cannot capture one
+    if (A.find_diagonal(d) >= 0) throw FormatError("hm_staged_to_csr_nonzeros: staged diagonal " + std::to_string(d) + " is stored");
+    kv.second.for_each_set(L.lo(d), [&](Index i, T v) {
+      also.emplace_back(i, i + d);
+      staged_vals.push_back(v);
+    });
+  }
+  Csr<T> C = hm_to_csr_nonzeros(A, main_diagonal, also, remote);
+  for (std::size_t e = 0; e < staged_vals.size(); ++e) {  // columns ascend in each row
+    const auto [i, j] = also[first + e];
+    const Index il = i - L.row_begin;
+    const auto pos = std::lower_bound(C.colidx.begin() + C.rowptr[il], C.colidx.begin() + C.rowptr[il + 1], j);
+    C.vals[static_cast<std::size_t>(pos - C.colidx.begin())] = staged_vals[e];
+  }
+  return C;
+}
 
 /// Writes staged diagonals (by HM offset) into A, which stores each of them
 /// (zero so far).

@@ -33,8 +33,10 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c
 }
 
 /* Sets a(i, j) on diagonal j - i, which is not stored: staged until
-   MatAssemblyEnd (pdiag::StagedDiagonal, O(entries set) memory). A new
-   diagonal beyond -mat_diag_max_diagonals is refused here, at once. */
+   MatAssemblyEnd (pdiag::StagedDiagonal, O(entries set) memory), which
+   checks the structure against the budget. A new diagonal beyond
+   -mat_diag_max_diagonals is refused here, at once, when the matrix could
+   not become aij instead (-mat_diag_scattered_fill 0, or CDM storage). */
 static PetscErrorCode MatDiagStage(Mat A, Index i, Index j, PetscScalar value, InsertMode mode)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
@@ -44,7 +46,7 @@ static PetscErrorCode MatDiagStage(Mat A, Index i, Index j, PetscScalar value, I
   auto it = a->staged.find(d);
   if (it == a->staged.end()) {
     const Index stored = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
-    PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
+    if (a->scattered_fill <= 0 || a->scheme != pdiag::Scheme::HM) PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
     PetscCallCXX(it = a->staged.emplace(d, pdiag::StagedDiagonal<PetscScalar>()).first);
   }
   PetscCallCXX(it->second.set(a->layout, d, i, value, mode == ADD_VALUES));
@@ -188,6 +190,25 @@ static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
   return pdiag::cdm_hm_offsets(cdm);
 }
 
+/* Whether a structure over the budget from this assembly's staged entries
+   can become aij instead of being refused: an HM matrix assembled by the
+   user (not inside the plugin, except a COO preallocation, which converts
+   with its entries), not a DMDA's (whose structure is the stencil's), with
+   conversions allowed (-mat_diag_scattered_fill > 0). */
+static PetscErrorCode MatDiagStagedCanBecomeAIJ(Mat A, PetscBool *can)
+{
+  Mat_Diag                        *a = (Mat_Diag *)A->data;
+  const pdiag::GridStencilPattern *grid;
+
+  PetscFunctionBegin;
+  *can = (a->scattered_fill > 0 && a->scheme == pdiag::Scheme::HM && (!a->internal_assembly || !a->coo_i.empty())) ? PETSC_TRUE : PETSC_FALSE;
+  if (*can) {
+    PetscCall(MatDiagGridPattern_Private(A, &grid));
+    if (grid) *can = PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Puts the staged diagonals into the storage, after checking what the grown
    storage would take (diagonals, bytes, stored entries per entry set)
    against the limits on every process together. Collective. */
@@ -199,6 +220,7 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   PetscMPIInt         size;
 
   PetscFunctionBegin;
+  a->staged_to_aij = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (a->staged.empty() && size == 1) PetscFunctionReturn(0);
   /* MPI, HM: the staged diagonals to be listed (diag_remote.cpp) leave the staged ones */
@@ -224,13 +246,37 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     }
   }
   /* the bytes and diagonals of the whole storage; the fill of what the new
-     entries would add (the stored diagonals may come from a preallocation) */
-  PetscErrorCode ierr = MatDiagCheckBudget_Private(A, grown_count, -1);
-  if (!ierr) ierr = MatDiagCheckBudget_Private(A, staged_count, nset);
+     entries would add (the stored diagonals may come from a preallocation).
+     A structure over the budget that the user gave by entries set becomes
+     aij (diag_scattered.cpp) instead of being refused: aij stores what diag
+     cannot, and the program goes on as it would with aij. */
+  {
+    PetscBool over_grown, over_staged, can;
+    PetscInt  verdict[2]; /* some process is over; some process cannot convert */
+    PetscCall(MatDiagOverBudget_Private(A, grown_count, -1, &over_grown));
+    PetscCall(MatDiagOverBudget_Private(A, staged_count, nset, &over_staged));
+    PetscCall(MatDiagStagedCanBecomeAIJ(A, &can));
+    verdict[0] = (over_grown || over_staged) ? 1 : 0;
+    verdict[1] = can ? 0 : 1;
+    if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, verdict, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    a->staged_to_aij = (verdict[0] && !verdict[1]) ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscErrorCode ierr = 0;
+  if (!a->staged_to_aij) {
+    ierr = MatDiagCheckBudget_Private(A, grown_count, -1);
+    if (!ierr) ierr = MatDiagCheckBudget_Private(A, staged_count, nset);
+  }
   if (size > 1) PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatAssemblyEnd() (the memory budget of the new diagonals)"));
   else PetscCall(ierr);
   if (ierr) {
     a->staged.clear(); /* refused: the matrix keeps its stored diagonals and its list */
+    PetscFunctionReturn(0);
+  }
+  if (a->staged_to_aij) {
+    /* the staged entries go into the aij matrix, with the listed ones */
+    if (!incoming.empty()) DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
+    a->structure_changed = PETSC_TRUE;
+    A->nonzerostate++;
     PetscFunctionReturn(0);
   }
   if (!incoming.empty()) {
@@ -374,7 +420,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
       PetscBool converted;
       PetscCall(MatDiagConvertIfScattered_Private(A, -1, NULL, NULL, &converted));
       if (converted) PetscFunctionReturn(0); /* A is an aij matrix now */
-    }
+    } else if (a->staged_to_aij) PetscFunctionReturn(0); /* MatSetPreallocationCOO() converts it with its entries */
     PetscCall(MatDiagApplyStorage_Private(A));
     a->structure_changed = PETSC_FALSE;
   }
@@ -447,7 +493,7 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   a->internal_assembly = PETSC_FALSE;
-  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
+  if (!a->staged_to_aij) PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
   a->coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
   {
     PetscBool converted;

@@ -88,29 +88,59 @@ static PetscReal MatDiagDefaultMaxBytes(void)
    matrices with scattered entries are cheap in any format. */
 static const PetscReal kFillFloorBytes = 256.0 * 1024 * 1024;
 
-/* Refuses, before anything is allocated, a structure of c.ndiag diagonals
-   holding c.nstored entries on this process: more diagonals than
+/* What a structure of c.ndiag diagonals holding c.nstored entries on this
+   process would take, against the limits: more diagonals than
    -mat_diag_max_diagonals, more bytes than -mat_diag_max_bytes, or, when
    it comes from nset >= 0 entries set, more than -mat_diag_max_fill stored
    entries per entry set (a scattered matrix, which diag stores badly). */
+struct MatDiagBudget {
+  PetscReal bytes, limit;
+  bool      too_many, too_large, too_scattered;
+  bool      over() const { return too_many || too_large || too_scattered; }
+};
+
+static MatDiagBudget MatDiagBudgetOf(const Mat_Diag *a, pdiag::StorageCount c, PetscInt64 nset)
+{
+  MatDiagBudget b;
+  b.bytes         = (PetscReal)c.nstored * sizeof(PetscScalar) + (PetscReal)c.ndiag * 2 * sizeof(Index);
+  b.limit         = a->max_bytes >= 0 ? a->max_bytes : MatDiagDefaultMaxBytes();
+  b.too_many      = c.ndiag > a->max_diagonals;
+  b.too_large     = b.bytes > b.limit;
+  b.too_scattered = nset >= 0 && b.bytes > kFillFloorBytes && (PetscReal)c.nstored > a->max_fill * (PetscReal)PetscMax(nset, (PetscInt64)1);
+  return b;
+}
+
+/* Refuses, before anything is allocated, a structure over the budget (above). */
 PetscErrorCode MatDiagCheckBudget_Private(Mat A, pdiag::StorageCount c, PetscInt64 nset)
 {
-  Mat_Diag       *a      = (Mat_Diag *)A->data;
-  const PetscReal bytes  = (PetscReal)c.nstored * sizeof(PetscScalar) + (PetscReal)c.ndiag * 2 * sizeof(Index);
-  const PetscReal limit  = a->max_bytes >= 0 ? a->max_bytes : MatDiagDefaultMaxBytes();
-  const double    gbytes = (double)bytes / 1e9;
+  Mat_Diag           *a      = (Mat_Diag *)A->data;
+  const MatDiagBudget b      = MatDiagBudgetOf(a, c, nset);
+  const double        gbytes = (double)b.bytes / 1e9;
 
   PetscFunctionBegin;
-  PetscCheck(c.ndiag <= a->max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
+  PetscCheck(!b.too_many, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "diag: this process would store %" PetscInt64_FMT " diagonals (%" PetscInt64_FMT " entries, %.3g GB), more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
              (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, a->max_diagonals);
-  PetscCheck(bytes <= limit, PETSC_COMM_SELF, PETSC_ERR_MEM,
+  PetscCheck(!b.too_large, PETSC_COMM_SELF, PETSC_ERR_MEM,
              "diag: this process would store %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " entries (%.3g GB), more than the limit of %.3g GB; raise it with -mat_diag_max_bytes <bytes>, or use an aij type for this matrix",
-             (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)limit / 1e9);
-  if (nset >= 0 && bytes > kFillFloorBytes)
-    PetscCheck((PetscReal)c.nstored <= a->max_fill * (PetscReal)PetscMax(nset, (PetscInt64)1), PETSC_COMM_SELF, PETSC_ERR_SUP,
-               "diag: %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " stored entries (%.3g GB), more than %g stored entries per entry set; raise the limit with -mat_diag_max_fill <r>, or use an aij type for this scattered matrix",
-               nset, (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)a->max_fill);
+             (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)b.limit / 1e9);
+  PetscCheck(!b.too_scattered, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "diag: %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " stored entries (%.3g GB), more than %g stored entries per entry set; raise the limit with -mat_diag_max_fill <r>, or use an aij type for this scattered matrix",
+             nset, (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)a->max_fill);
+  PetscFunctionReturn(0);
+}
+
+/* Whether MatDiagCheckBudget_Private() would refuse the structure; -info
+   says why. */
+PetscErrorCode MatDiagOverBudget_Private(Mat A, pdiag::StorageCount c, PetscInt64 nset, PetscBool *over)
+{
+  const MatDiagBudget b = MatDiagBudgetOf((Mat_Diag *)A->data, c, nset);
+
+  PetscFunctionBegin;
+  *over = b.over() ? PETSC_TRUE : PETSC_FALSE;
+  if (*over)
+    PetscCall(PetscInfo(A, "diag: %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " stored entries (%.3g GB) on this process are over the budget (%s)\n", (PetscInt64)c.ndiag, (PetscInt64)c.nstored, (double)b.bytes / 1e9,
+                        b.too_many ? "-mat_diag_max_diagonals" : (b.too_large ? "-mat_diag_max_bytes" : "-mat_diag_max_fill")));
   PetscFunctionReturn(0);
 }
 

@@ -136,6 +136,7 @@ struct Mat_Diag {
   PetscReal      scattered_fill = 16;   /* -mat_diag_scattered_fill: convert to aij at assembly beyond this many stored entries per aij entry (diag_scattered.cpp; 0: never) */
   Index          grown_stored = 0, grown_set = 0;  /* new diagonals an assembly stored for entries set (MatSetValues: the structure the user gave): their stored entries and the entries set on them; 0 once checked (diag_scattered.cpp) */
   PetscBool      internal_assembly = PETSC_FALSE; /* an assembly inside the plugin, which goes on with this matrix as diag: no conversion */
+  PetscBool      staged_to_aij     = PETSC_FALSE; /* this assembly's staged entries make a structure over the budget: the matrix becomes aij instead of storing them (diag_scattered.cpp) */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
@@ -292,6 +293,7 @@ PETSC_INTERN PetscErrorCode MatDiagCheckCount_Private(Mat, Index);
 PETSC_INTERN PetscErrorCode MatDiagCheckCountAll_Private(Mat, Index);
 PETSC_INTERN PetscErrorCode MatDiagCheckBudget_Private(Mat, pdiag::StorageCount, PetscInt64);
 PETSC_INTERN PetscErrorCode MatDiagCheckBudgetAll_Private(Mat, pdiag::StorageCount, PetscInt64);
+PETSC_INTERN PetscErrorCode MatDiagOverBudget_Private(Mat, pdiag::StorageCount, PetscInt64, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAgreeOnError_Private(MPI_Comm, PetscErrorCode, const char *);
 
 /* diag_assembly.cpp */

@@ -15,8 +15,13 @@
    diagonals an assembly adds for entries set) above which a matrix is
    converted (default 16; 0: never). Below kScatteredFloor stored entries
    on every process a matrix stays diag whatever its fill: a pass over it
-   costs little. The memory budget (diag_checks.cpp) still refuses a
-   structure too large to allocate before it gets here. */
+   costs little. A structure from entries set that the memory budget
+   (diag_checks.cpp) would refuse (more diagonals, bytes or fill than its
+   limits) becomes aij the same way, built from the entries still staged,
+   without storing them by diagonals: snes ex17 with Q3 elements on two
+   processes put its couplings on over 10000 diagonals, which aij runs
+   and diag refused. The budget still refuses such a structure for a
+   DMDA's matrix, CDM storage, and with -mat_diag_scattered_fill 0. */
 #include "diag_impl.hpp"
 
 #include "pdiag/convert.hpp"
@@ -45,6 +50,11 @@ static PetscErrorCode MatDiagIsScattered(Mat A, PetscBool *scattered)
   const pdiag::GridStencilPattern *grid;
 
   PetscFunctionBegin;
+  if (a->staged_to_aij) { /* every process agreed at MatDiagMergeStaged() */
+    a->grown_stored = a->grown_set = 0;
+    *scattered      = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   if (a->scattered_fill > 0 && a->grown_stored > kScatteredFloor) {
     PetscCall(MatDiagGridPattern_Private(A, &grid));
     mine = !grid && (PetscReal)a->grown_stored > a->scattered_fill * (PetscReal)PetscMax(a->grown_set, (Index)1) ? PETSC_TRUE : PETSC_FALSE;
@@ -101,7 +111,8 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   PetscCall(MatDiagIsScattered(A, converted));
   if (!*converted) PetscFunctionReturn(0);
   PetscCall(MatDiagAIJTypeFor_Private(A, &type));
-  PetscCall(PetscInfo(A, "diag: its entries fill the diagonals that hold them sparsely (a scattered matrix): converted in place to %s, which stores such a matrix better\n", type));
+  if (a->staged_to_aij) PetscCall(PetscInfo(A, "diag: its entries would take more than diag's budget allows (-info says which limit): converted in place to %s\n", type));
+  else PetscCall(PetscInfo(A, "diag: its entries fill the diagonals that hold them sparsely (a scattered matrix): converted in place to %s, which stores such a matrix better\n", type));
   if (ncoo >= 0) {
     std::vector<PetscInt> ci(coo_i, coo_i + ncoo), cj(coo_j, coo_j + ncoo); /* aij may reorder its arguments */
     PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
@@ -109,9 +120,9 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
     PetscCall(MatSetBlockSizesFromMats(B, A, A));
     PetscCall(MatSetType(B, type));
     PetscCall(MatSetPreallocationCOO(B, ncoo, ci.data(), cj.data()));
-  } else if (a->scheme == pdiag::Scheme::HM) { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time */
+  } else if (a->scheme == pdiag::Scheme::HM) { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time, and those still staged */
     pdiag::Csr<PetscScalar> csr;
-    DiagCallKernel(csr = pdiag::hm_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->zero_sets, a->remote.empty() ? nullptr : &a->remote));
+    DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->zero_sets, a->remote.empty() ? nullptr : &a->remote, a->staged));
     PetscCall(MatDiagAIJFromCSR_Private(A, csr, type, &B));
   } else PetscCall(MatDiagBuildAIJ_Private(A, type, &B));
   /* what the user and the DM gave A */
