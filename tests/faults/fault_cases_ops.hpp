@@ -160,11 +160,15 @@ CASE(setvalues_null_cols, Faulted, kOneTwo)
   PetscFunctionReturn(0);
 }
 
+/* With -mat_diag_scattered_fill 0 a new diagonal over the limit is refused
+   at MatSetValues itself (by default the assembly converts such a matrix
+   to aij: assembly_random_1e5_aij_ok) */
 CASE(setvalues_too_many_diagonals, Faulted, kOneTwo)
 {
   Mat      A = NULL;
   PetscInt rs, re;
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0")); /* refused, not converted to aij */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_diagonals", "10"));
   PetscCall(NewDiag(c, 100, 0, NULL, &A));
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
@@ -224,15 +228,41 @@ UNASSEMBLED_CASE(unassembled_sor, MatSOR(A, x, 1.0, SOR_FORWARD_SWEEP, 0.0, 1, 1
 
 /* ---- assembly: memory budget, staging ------------------------------------ */
 /* The issue's case: 10^5 x 10^5 with 10^5 random entries. Refused at
-   assembly from the counts, in O(entries), without allocating diagonals. */
+   assembly from the counts, in O(entries), without allocating diagonals
+   (with -mat_diag_scattered_fill 0; by default it becomes aij: below). */
 CASE(assembly_random_1e5, Error, kAll)
 {
   Mat A = NULL;
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0")); /* refused, not converted to aij */
   PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_max_diagonals", "1000000"));
   PetscCall(NewDiag(c, 100000, 0, NULL, &A));
   PetscCall(SetScattered(A, 100000 / c.size, 7 + (unsigned)c.rank));
   PetscCall(Assemble(A));
+  PetscFunctionReturn(0);
+}
+
+/* The same by default: the budget would refuse the structure (10^5
+   diagonals), so the assembly converts the matrix to aij, built from the
+   staged entries without storing a diagonal; it is the operator an aij
+   matrix of the same entries is. */
+CASE(assembly_random_1e5_aij_ok, Ok, kAll)
+{
+  Mat       A = NULL, B = NULL;
+  PetscBool isaij;
+  PetscFunctionBeginUser;
+  PetscCall(NewDiag(c, 100000, 0, NULL, &A));
+  PetscCall(SetScattered(A, 100000 / c.size, 7 + (unsigned)c.rank));
+  PetscCall(Assemble(A));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isaij, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCheck(isaij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the over-budget matrix is not aij after its assembly");
+  c.mats.push_back(NULL);
+  PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 100000, 100000, 10, NULL, 10, NULL, &c.mats.back()));
+  B = c.mats.back();
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(SetScattered(B, 100000 / c.size, 7 + (unsigned)c.rank));
+  PetscCall(Assemble(B));
+  PetscCall(SameOperator(c, A, B, "10^5 random entries, converted to aij"));
   PetscFunctionReturn(0);
 }
 
@@ -241,6 +271,7 @@ CASE(assembly_scattered_fill, Error, kOneTwo)
 {
   Mat A = NULL;
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0")); /* refused, not converted to aij */
   PetscCall(NewDiag(c, 100000, 0, NULL, &A));
   PetscCall(SetScattered(A, 3000, 11 + (unsigned)c.rank)); /* per process: under MPI the entries in other processes' columns are listed (pdiag/remote.hpp), those in its own go on diagonals */
   PetscCall(Assemble(A));
@@ -252,6 +283,7 @@ CASE(assembly_scattered_one_rank, Error, kMulti)
   Mat      A = NULL;
   PetscInt rs, re;
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0")); /* refused, not converted to aij */
   PetscCall(NewDiag(c, 100000, 0, NULL, &A));
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   if (c.last()) PetscCall(SetScattered(A, 3000, 5));
@@ -283,6 +315,7 @@ CASE(assembly_stash_budget, Error, kMulti)
   Mat      A = NULL;
   PetscInt N = 100000;
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_scattered_fill", "0")); /* refused, not converted to aij */
   PetscCall(NewDiag(c, N, 0, NULL, &A));
   if (c.rank == 0) {
     std::mt19937 gen(1);
