@@ -190,8 +190,8 @@ static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
   return pdiag::cdm_hm_offsets(cdm);
 }
 
-/* Whether a structure over the budget from this assembly's staged entries
-   can become aij instead of being refused: an HM matrix assembled by the
+/* Whether this assembly's staged entries, over the budget or scattered,
+   can make the matrix aij (instead of a refusal or storing them): an HM matrix assembled by the
    user (not inside the plugin, except a COO preallocation, which converts
    with its entries), not a DMDA's (whose structure is the stencil's), with
    conversions allowed (-mat_diag_scattered_fill > 0). */
@@ -247,16 +247,18 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   }
   /* the bytes and diagonals of the whole storage; the fill of what the new
      entries would add (the stored diagonals may come from a preallocation).
-     A structure over the budget that the user gave by entries set becomes
-     aij (diag_scattered.cpp) instead of being refused: aij stores what diag
-     cannot, and the program goes on as it would with aij. */
+     A structure that the user gave by entries set becomes aij
+     (diag_scattered.cpp) when it is over the budget, instead of being
+     refused (aij stores what diag cannot, and the program goes on as it
+     would with aij), or when its new diagonals would be filled sparsely. */
   {
-    PetscBool over_grown, over_staged, can;
-    PetscInt  verdict[2]; /* some process is over; some process cannot convert */
+    PetscBool over_grown, over_staged, scattered, can;
+    PetscInt  verdict[2]; /* some process is over or scattered; some process cannot convert */
     PetscCall(MatDiagOverBudget_Private(A, grown_count, -1, &over_grown));
     PetscCall(MatDiagOverBudget_Private(A, staged_count, nset, &over_staged));
+    PetscCall(MatDiagStagedScattered_Private(A, staged_count, nset, &scattered));
     PetscCall(MatDiagStagedCanBecomeAIJ(A, &can));
-    verdict[0] = (over_grown || over_staged) ? 1 : 0;
+    verdict[0] = (over_grown || over_staged || scattered) ? 1 : 0;
     verdict[1] = can ? 0 : 1;
     if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, verdict, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
     a->staged_to_aij = (verdict[0] && !verdict[1]) ? PETSC_TRUE : PETSC_FALSE;
@@ -273,7 +275,8 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     PetscFunctionReturn(0);
   }
   if (a->staged_to_aij) {
-    /* the staged entries go into the aij matrix, with the listed ones */
+    /* the staged entries go into the aij matrix, with the listed ones; the
+       new diagonals are never stored */
     if (!incoming.empty()) DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
     a->structure_changed = PETSC_TRUE;
     A->nonzerostate++;
@@ -288,8 +291,6 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     A->nonzerostate++;
   }
   if (a->staged.empty()) PetscFunctionReturn(0);
-  a->grown_stored = staged_count.nstored;
-  a->grown_set    = (Index)nset;
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
     for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);

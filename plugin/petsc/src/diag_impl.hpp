@@ -134,9 +134,8 @@ struct Mat_Diag {
   PetscReal      max_bytes     = -1;    /* -mat_diag_max_bytes: refuse storage beyond (per process; -1: the memory the process can get) */
   PetscReal      max_fill      = 100;   /* -mat_diag_max_fill: refuse more stored entries per entry set (large matrices only) */
   PetscReal      scattered_fill = 16;   /* -mat_diag_scattered_fill: convert to aij at assembly beyond this many stored entries per aij entry (diag_scattered.cpp; 0: never) */
-  Index          grown_stored = 0, grown_set = 0;  /* new diagonals an assembly stored for entries set (MatSetValues: the structure the user gave): their stored entries and the entries set on them; 0 once checked (diag_scattered.cpp) */
   PetscBool      internal_assembly = PETSC_FALSE; /* an assembly inside the plugin, which goes on with this matrix as diag: no conversion */
-  PetscBool      staged_to_aij     = PETSC_FALSE; /* this assembly's staged entries make a structure over the budget: the matrix becomes aij instead of storing them (diag_scattered.cpp) */
+  PetscBool      staged_to_aij     = PETSC_FALSE; /* this assembly's staged entries are scattered, or over the budget, on some process: the matrix becomes aij instead of storing them (diag_scattered.cpp) */
   PetscBool      compress_constant = PETSC_TRUE; /* -mat_diag_compress_constant (GPU copies of HM) */
   PetscBool      defer_upload      = PETSC_FALSE; /* set while a product assembles its zero result: no upload at assembly end */
   PetscBool      host_deferred     = PETSC_FALSE; /* HM values not allocated on the host yet (a GPU product's result) */
@@ -530,6 +529,7 @@ PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSyncProperties_Private(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatDiagAIJFromCSR_Private(Mat, const pdiag::Csr<PetscScalar> &, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagConvertIfScattered_Private(Mat, PetscCount, const PetscInt *, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatDiagStagedScattered_Private(Mat, pdiag::StorageCount, PetscInt64, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJWouldScatter_Private(Mat, Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJTypeFor_Private(Mat, MatType *);
 PETSC_INTERN PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *);

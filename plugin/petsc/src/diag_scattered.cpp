@@ -17,15 +17,16 @@
    on every process a matrix stays diag whatever its fill: a pass over it
    costs little. A structure from entries set that the memory budget
    (diag_checks.cpp) would refuse (more diagonals, bytes or fill than its
-   limits) becomes aij the same way, built from the entries still staged,
-   without storing them by diagonals: snes ex17 with Q3 elements on two
+   limits) becomes aij the same way: snes ex17 with Q3 elements on two
    processes put its couplings on over 10000 diagonals, which aij runs
-   and diag refused. The budget still refuses such a structure for a
-   DMDA's matrix, CDM storage, and with -mat_diag_scattered_fill 0. */
+   and diag refused. Both are decided from the staged entries' counts
+   (diag_assembly.cpp, MatDiagMergeStaged) and the aij matrix is built
+   from them: the new diagonals are never stored. HM matrices only: a CDM
+   matrix, a DMDA's, and all with -mat_diag_scattered_fill 0 stay diag
+   (or are refused by the budget). */
 #include "diag_impl.hpp"
 
 #include "pdiag/convert.hpp"
-#include "pdiag/stencil.hpp"
 
 #include <petscdm.h>
 
@@ -35,35 +36,20 @@
    never converted: a pass over its storage takes a millisecond or two. */
 static const Index kScatteredFloor = Index(1) << 20;
 
-/* Whether the new diagonals of A's last assembly (its structure from
-   entries set, or from a COO preallocation) store more than
-   scattered_fill entries per entry set on them on some process, and more
-   than kScatteredFloor there: the fill the memory budget refuses beyond
-   256 MiB (diag_checks.cpp). Diagonals the user or a DMDA preallocated
-   are not counted: their structure was chosen. A DMDA's matrix is never
-   scattered. Collective. */
-static PetscErrorCode MatDiagIsScattered(Mat A, PetscBool *scattered)
+/* Whether the entries staged on this process by an assembly (nset entries
+   set, on new diagonals that would store staged.nstored entries) are
+   scattered: more than scattered_fill stored entries per entry set, and
+   more than kScatteredFloor stored (the fill the memory budget refuses
+   beyond 256 MiB, diag_checks.cpp). Diagonals already stored (the user's
+   or a DMDA's preallocation) are not counted: their structure was chosen.
+   Not collective. */
+PetscErrorCode MatDiagStagedScattered_Private(Mat A, pdiag::StorageCount staged, PetscInt64 nset, PetscBool *scattered)
 {
-  Mat_Diag                        *a    = (Mat_Diag *)A->data;
-  PetscBool                        mine = PETSC_FALSE;
-  PetscMPIInt                      size;
-  const pdiag::GridStencilPattern *grid;
+  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  if (a->staged_to_aij) { /* every process agreed at MatDiagMergeStaged() */
-    a->grown_stored = a->grown_set = 0;
-    *scattered      = PETSC_TRUE;
-    PetscFunctionReturn(0);
-  }
-  if (a->scattered_fill > 0 && a->grown_stored > kScatteredFloor) {
-    PetscCall(MatDiagGridPattern_Private(A, &grid));
-    mine = !grid && (PetscReal)a->grown_stored > a->scattered_fill * (PetscReal)PetscMax(a->grown_set, (Index)1) ? PETSC_TRUE : PETSC_FALSE;
-    if (mine) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", (PetscInt64)a->grown_set, (PetscInt64)a->grown_stored, (double)a->scattered_fill));
-  }
-  a->grown_stored = a->grown_set = 0;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (size > 1) PetscCall(MPIU_Allreduce(&mine, scattered, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-  else *scattered = mine;
+  *scattered = (a->scattered_fill > 0 && staged.nstored > kScatteredFloor && (PetscReal)staged.nstored > a->scattered_fill * (PetscReal)PetscMax(nset, (PetscInt64)1)) ? PETSC_TRUE : PETSC_FALSE;
+  if (*scattered) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", nset, (PetscInt64)staged.nstored, (double)a->scattered_fill));
   PetscFunctionReturn(0);
 }
 
@@ -91,12 +77,16 @@ PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
-/* Converts the assembled A in place to aij if it is scattered (above);
+/* Converts A in place to aij if its last assembly found its staged
+   entries scattered or over the budget, on some process
+   (Mat_Diag::staged_to_aij, agreed by every process in MatAssemblyEnd);
    *converted says whether it did: A is then no longer a diag matrix, and
-   the caller must return at once. With ncoo >= 0, A's structure came from
-   MatSetPreallocationCOO() with these entries (global indices; -1 entries
-   ignored), which the aij matrix is preallocated with in turn, so that
-   MatSetValuesCOO() goes on with the same array of values. Collective. */
+   the caller must return at once. The aij matrix holds A's entries set
+   (stored, listed and staged: the staged diagonals are never stored).
+   With ncoo >= 0, A's structure came from MatSetPreallocationCOO() with
+   these entries (global indices; -1 entries ignored), which the aij matrix
+   is preallocated with in turn, so that MatSetValuesCOO() goes on with the
+   same array of values. Collective. */
 PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const PetscInt *coo_i, const PetscInt *coo_j, PetscBool *converted)
 {
   Mat_Diag              *a = (Mat_Diag *)A->data;
@@ -107,12 +97,11 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   ISLocalToGlobalMapping rmap = A->rmap->mapping, cmap = A->cmap->mapping;
 
   PetscFunctionBegin;
-  *converted = PETSC_FALSE;
-  PetscCall(MatDiagIsScattered(A, converted));
+  *converted = a->staged_to_aij;
   if (!*converted) PetscFunctionReturn(0);
+  PetscCheck(a->scheme == pdiag::Scheme::HM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: only an HM matrix becomes aij from its staged entries");
   PetscCall(MatDiagAIJTypeFor_Private(A, &type));
-  if (a->staged_to_aij) PetscCall(PetscInfo(A, "diag: its entries would take more than diag's budget allows (-info says which limit): converted in place to %s\n", type));
-  else PetscCall(PetscInfo(A, "diag: its entries fill the diagonals that hold them sparsely (a scattered matrix): converted in place to %s, which stores such a matrix better\n", type));
+  PetscCall(PetscInfo(A, "diag: its entries are scattered over many diagonals, or over diag's budget (-info above says which): converted in place to %s\n", type));
   if (ncoo >= 0) {
     std::vector<PetscInt> ci(coo_i, coo_i + ncoo), cj(coo_j, coo_j + ncoo); /* aij may reorder its arguments */
     PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
@@ -120,11 +109,11 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
     PetscCall(MatSetBlockSizesFromMats(B, A, A));
     PetscCall(MatSetType(B, type));
     PetscCall(MatSetPreallocationCOO(B, ncoo, ci.data(), cj.data()));
-  } else if (a->scheme == pdiag::Scheme::HM) { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time, and those still staged */
+  } else { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time, and those staged */
     pdiag::Csr<PetscScalar> csr;
     DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->zero_sets, a->remote.empty() ? nullptr : &a->remote, a->staged));
     PetscCall(MatDiagAIJFromCSR_Private(A, csr, type, &B));
-  } else PetscCall(MatDiagBuildAIJ_Private(A, type, &B));
+  }
   /* what the user and the DM gave A */
   PetscCall(MatGetOptionsPrefix(A, &prefix));
   PetscCall(MatSetOptionsPrefix(B, prefix));
