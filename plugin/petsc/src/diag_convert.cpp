@@ -427,9 +427,12 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
     if (!ierr) ierr = MatDiagCheckIS(iscol, A->cmap->N, "column");
     PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatCreateSubMatrix()"));
   }
-  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+  /* from the aij copy kept with A (refreshed only when A changed): a
+     fieldsplit takes four blocks of one operator at each set-up, and a
+     conversion of the whole operator for each took ten times aij's
+     extraction (ksp ex42) */
+  PetscCall(MatDiagGetCompanion_Private(A, "MatCreateSubMatrix()", &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
-  PetscCall(MatDestroy(&aij));
   { /* a scattered submatrix (a field of a multi-field operator) stays aij, as a scattered matrix assembled as diag becomes aij (diag_scattered.cpp) */
     PetscBool scattered;
     PetscCall(MatDiagAIJWouldScatter_Private(A, sub, &scattered));
