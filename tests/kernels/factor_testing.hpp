@@ -8,7 +8,7 @@
 #pragma once
 
 #include "pdiag/convert.hpp"
-#include "pdiag/factor.hpp"
+#include "pdiag/factor_solve.hpp"
 #include "pdiag/factor_levels.hpp"
 #include "pdiag/factor_numeric.hpp"
 #include "sor_testing.hpp"

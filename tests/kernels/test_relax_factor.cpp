@@ -7,7 +7,7 @@
 #define BOOST_TEST_MODULE relax_factor
 #include <boost/test/unit_test.hpp>
 
-#include "pdiag/factor.hpp"
+#include "pdiag/factor_solve.hpp"
 #include "pdiag/relax.hpp"
 #include "testing.hpp"
 
@@ -275,6 +275,65 @@ BOOST_AUTO_TEST_CASE(ilu0_matches_dense_reference_and_solves) {
       BOOST_TEST(max_rel_diff(xi, x) == 0.0);
     }
   }
+}
+
+// The solves read a factor from its diagonals or from a copy by rows
+// (pdiag/factor_solve.hpp): the copy holds every entry of the factor where
+// its diagonal reaches the row, zeros elsewhere; the rows said to reach
+// every diagonal do; and the five solves give the same results, to the
+// bit, from either (ILU and ICC factors of every case, some with diagonals
+// that reach few rows).
+BOOST_AUTO_TEST_CASE(factor_solves_by_rows_equal_by_diagonals) {
+  std::mt19937_64 rng(11);
+  for (const Case& c : cases())
+    for (bool icc : {false, true}) {
+      const HmMatrix<double> A = make_matrix(c, rng, icc);
+      HmFactorPlan plan;
+      const auto Av = static_cast<const HmMatrix<double>&>(A).view();
+      HmMatrix<double> F = icc ? hm_icc0_storage(Av, &plan) : hm_ilu0_storage(Av, &plan);
+      AcceptAll accept;
+      BOOST_TEST((icc ? hm_icc0(A.view(), plan, F, accept) : hm_ilu0(A.view(), plan, F, accept)));
+      const auto Fv = static_cast<const HmMatrix<double>&>(F).view();
+      const FactorByRows<double> R = factor_by_rows(Fv, plan);
+      const FactorByDiagonals<double> G = factor_by_diagonals(Fv, plan);
+      const Index n = c.n;
+      Index wrong = 0, misjudged = 0;
+      const auto check = [&](const std::vector<Index>& offsets, Index i, const double* row, bool every) {
+        for (std::size_t p = 0; p < offsets.size(); ++p) {
+          const Index j = i + offsets[p];
+          const bool in = j >= 0 && j < n;
+          if (row[p] != (in ? *F.find(i, j) : 0.0)) ++wrong;
+          if (every && !in) ++misjudged;
+        }
+      };
+      for (Index i = 0; i < n; ++i) {
+        check(R.lower_offsets, i, R.lower_row(i), i >= R.lower_from);
+        check(R.upper_offsets, i, R.upper_row(i), i < R.upper_to);
+        if (R.main(i) != *F.find(i, i)) ++wrong;
+      }
+      const std::vector<double> b = rand_vec(n, rng);
+      double differ = 0;
+      const auto compare = [&](auto&& solve) {
+        std::vector<double> xr(n), xg(n);
+        solve(R, xr.data());
+        solve(G, xg.data());
+        differ = std::max(differ, max_rel_diff(xr, xg));
+      };
+      if (!icc) {
+        compare([&](const auto& f, double* x) { factor_ilu_solve(f, b.data(), x); });
+        compare([&](const auto& f, double* x) { factor_ilu_solve_transpose(f, b.data(), x); });
+      } else {
+        compare([&](const auto& f, double* x) { factor_icc_solve(f, b.data(), x); });
+        compare([&](const auto& f, double* x) { BOOST_TEST(factor_icc_forward(f, b.data(), x)); });
+        compare([&](const auto& f, double* x) { BOOST_TEST(factor_icc_backward(f, b.data(), x)); });
+      }
+      BOOST_TEST_CONTEXT(c.name << (icc ? ", ICC" : ", ILU")) {
+        BOOST_TEST(wrong == 0);
+        BOOST_TEST(misjudged == 0);
+        BOOST_TEST(R.lower_offsets.size() + R.upper_offsets.size() + 1 == static_cast<std::size_t>(F.ndiag()));
+        BOOST_TEST(differ == 0.0);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(ilu0_pivot_restart_applies_shift) {

@@ -503,7 +503,7 @@ extern template class SorGraph<float>;
 // ==== Triangular solves with ILU(0) / ICC(0) factors by level schedule ====
 //
 // Declarations for kernels/src/factor_solve.cu: the solves of
-// pdiag/factor.hpp (hm_ilu_solve, hm_ilu_solve_transpose, hm_icc_solve,
+// pdiag/factor_solve.hpp (hm_ilu_solve, hm_ilu_solve_transpose, hm_icc_solve,
 // hm_icc_forward, hm_icc_backward) on the device, each pass of
 // pdiag/factor_levels.hpp one launch per level of its schedule (as the SOR
 // sweeps above). The factorization itself stays on the host.

@@ -1,7 +1,8 @@
 // Incomplete factorizations on the diagonals (CPU reference): ILU(0) and
-// ICC(0) whose factors keep the matrix's stored diagonals, and their
-// triangular solves. The pattern of a factor is the stored pattern of the
-// matrix: every entry of every stored diagonal (DESIGN §6).
+// ICC(0) whose factors keep the matrix's stored diagonals (their
+// triangular solves: pdiag/factor_solve.hpp). The pattern of a factor is
+// the stored pattern of the matrix: every entry of every stored diagonal
+// (DESIGN §6).
 //
 // ILU(0): A ~ L U, L unit lower (the diagonals d < 0 hold its entries),
 // U upper (d > 0), the main diagonal holds 1 / U(i,i). The arithmetic is
@@ -361,116 +362,6 @@ std::vector<unsigned char> hm_factor_pattern(const HmMatrix<T>& F, const HmView<
     std::copy(a_mask + A.start[ka], a_mask + A.start[ka] + len, out.begin() + F.start[k]);
   }
   return out;
-}
-
-/// Solves L U x = b with an ILU(0) factor (x may alias b).
-template <class T>
-void hm_ilu_solve(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
-  const Index n = F.layout.nrows;
-  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
-  for (Index i = 0; i < n; ++i) {
-    T sum = b[i];
-    for (Index k : P.lower) {
-      const Index j = i + F.offsets[k];
-      if (j >= 0) sum -= at(k, i) * x[j];
-    }
-    x[i] = sum;
-  }
-  for (Index i = n - 1; i >= 0; --i) {
-    T sum = x[i];
-    for (Index k : P.upper) {
-      const Index j = i + F.offsets[k];
-      if (j < n) sum -= at(k, i) * x[j];
-    }
-    x[i] = sum * at(P.main, i);
-  }
-}
-
-/// Solves (L U)^T x = b: U^T z = b, then L^T x = z; nothing is transposed
-/// (A^T's entry (j, i) is A's (i, j), read column by column).
-template <class T>
-void hm_ilu_solve_transpose(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
-  const Index n = F.layout.nrows;
-  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
-  if (x != b) std::copy(b, b + n, x);
-  for (Index j = 0; j < n; ++j) {  // U^T z = b: z_j = (b_j - sum_{i<j} U(i,j) z_i) / U(j,j)
-    const T zj = x[j] * at(P.main, j);
-    x[j] = zj;
-    for (Index k : P.upper) {  // push z_j into the rows j + d that U(j, j + d) reaches
-      const Index i = j + F.offsets[k];
-      if (i < n) x[i] -= at(k, j) * zj;
-    }
-  }
-  for (Index j = n - 1; j >= 0; --j) {  // L^T x = z
-    const T xj = x[j];
-    for (Index k : P.lower) {
-      const Index i = j + F.offsets[k];
-      if (i >= 0) x[i] -= at(k, j) * xj;
-    }
-  }
-}
-
-/// Solves U^T D U x = b with an ICC(0) factor (x may alias b).
-template <class T>
-void hm_icc_solve(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
-  const Index n = F.layout.nrows;
-  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
-  if (x != b) std::copy(b, b + n, x);
-  for (Index i = 0; i < n; ++i) {
-    const T xi = x[i];
-    for (Index k : P.upper) {
-      const Index j = i + F.offsets[k];
-      if (j < n) x[j] += at(k, i) * xi;
-    }
-    x[i] = xi * at(P.main, i);
-  }
-  for (Index i = n - 2; i >= 0; --i) {
-    T xi = x[i];
-    for (std::size_t a = P.upper.size(); a-- > 0;) {
-      const Index j = i + F.offsets[P.upper[a]];
-      if (j < n) xi += at(P.upper[a], i) * x[j];
-    }
-    x[i] = xi;
-  }
-}
-
-/// The halves of an ICC(0) solve used for symmetric preconditioning:
-/// forward solves U^T D^{1/2} x = b, backward solves D^{1/2} U x = b. They
-/// need the factor's D > 0: return false (x untouched) otherwise.
-template <class T>
-bool hm_icc_forward(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
-  const Index n = F.layout.nrows;
-  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
-  for (Index i = 0; i < n; ++i)
-    if (!(at(P.main, i) >= T(0))) return false;
-  if (x != b) std::copy(b, b + n, x);
-  for (Index i = 0; i < n; ++i) {
-    for (Index k : P.upper) {
-      const Index j = i + F.offsets[k];
-      if (j < n) x[j] += at(k, i) * x[i];
-    }
-    using std::sqrt;
-    x[i] *= sqrt(at(P.main, i));
-  }
-  return true;
-}
-
-template <class T>
-bool hm_icc_backward(const HmView<const nodeduce_t<T>>& F, const HmFactorPlan& P, const T* b, T* x) {
-  const Index n = F.layout.nrows;
-  auto at = [&](Index k, Index i) { return F.val[F.pos(k, i)]; };
-  for (Index i = 0; i < n; ++i)
-    if (!(at(P.main, i) >= T(0))) return false;
-  for (Index i = n - 1; i >= 0; --i) {
-    using std::sqrt;
-    T xi = sqrt(at(P.main, i)) * b[i];
-    for (Index k : P.upper) {
-      const Index j = i + F.offsets[k];
-      if (j < n) xi += at(k, i) * x[j];
-    }
-    x[i] = xi;
-  }
-  return true;
 }
 
 }  // namespace pdiag

@@ -31,7 +31,7 @@
    applies; and solves with CUDA vectors run on the device. */
 #include "diag_factor_device.hpp"
 
-#include "pdiag/factor.hpp"
+#include "pdiag/factor_solve.hpp"
 #include "pdiag/ops.hpp"
 
 namespace {
@@ -48,6 +48,9 @@ struct NativeFactor {
   PetscBool                  device = PETSC_FALSE;   /* A was not bound to the CPU: solves with CUDA vectors on the device (CUDA builds) */
   PetscBool                  dev_stale = PETSC_TRUE; /* F changed since its upload */
   PetscBool                  host_stale = PETSC_FALSE; /* F was factored on the device and not copied back yet */
+  PetscBool                  by_rows    = PETSC_FALSE; /* the host's solves read a copy of F by rows (pdiag/factor_solve.hpp) */
+  pdiag::FactorByRows<PetscScalar> rows;              /* that copy */
+  PetscBool                  rows_stale = PETSC_TRUE; /* F changed since it was made */
   DiagFactorDevice          *dev = nullptr;          /* the device copy (CUDA builds) */
 
   DiagFactorPattern marks() const { return {&pattern, pattern_version}; }
@@ -174,8 +177,20 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
 #if defined(PDIAG_PETSC_CUDA)
   if (nf->device) PetscCall(MatDiagFactorDevicePrepare_Private(F, A, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
 #endif
+  nf->rows_stale = PETSC_TRUE;
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* solve(f) with the factor as the host's solves read it: its copy by rows,
+   or its diagonals (pdiag/factor_solve.hpp). */
+template <class Solve>
+PetscErrorCode WithFactor(const NativeFactor &nf, Solve &&solve)
+{
+  PetscFunctionBegin;
+  if (nf.by_rows) DiagCallKernel(solve(nf.rows));
+  else DiagCallKernel(solve(pdiag::factor_by_diagonals(static_cast<const Hm &>(nf.F).view(), nf.plan)));
   PetscFunctionReturn(0);
 }
 
@@ -199,6 +214,10 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve
     PetscCall(MatDiagFactorDeviceDownload_Private(nf->dev, nf->F));
     nf->host_stale = PETSC_FALSE;
   }
+  if (nf->by_rows && nf->rows_stale) {
+    DiagCallKernel(nf->rows = pdiag::factor_by_rows(static_cast<const Hm &>(nf->F).view(), nf->plan));
+    nf->rows_stale = PETSC_FALSE;
+  }
   PetscCall(VecGetArrayRead(b, &ba));
   PetscCall(VecGetArrayWrite(x, &xa));
   PetscCall(solve(*nf, ba, xa));
@@ -215,10 +234,10 @@ PetscErrorCode Solve_Native(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   PetscCall(GetNative(F, &self));
   PetscCall(Apply(F, b, x, self->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
-    const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
-    if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve(v, nf.plan, ba, xa));
-    else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa));
-    return 0;
+    return WithFactor(nf, [&](const auto &f) {
+      if (nf.type == MAT_FACTOR_ILU) pdiag::factor_ilu_solve(f, ba, xa);
+      else pdiag::factor_icc_solve(f, ba, xa);
+    });
   }));
   PetscFunctionReturn(0);
 }
@@ -230,10 +249,10 @@ PetscErrorCode SolveTranspose_Native(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   PetscCall(GetNative(F, &self));
   PetscCall(Apply(F, b, x, self->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolveTranspose : pdiag::FactorSolve::IccSolve, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
-    const pdiag::HmView<const PetscScalar> v = static_cast<const Hm &>(nf.F).view();
-    if (nf.type == MAT_FACTOR_ILU) DiagCallKernel(pdiag::hm_ilu_solve_transpose(v, nf.plan, ba, xa));
-    else DiagCallKernel(pdiag::hm_icc_solve(v, nf.plan, ba, xa)); /* U^T D U is symmetric */
-    return 0;
+    return WithFactor(nf, [&](const auto &f) {
+      if (nf.type == MAT_FACTOR_ILU) pdiag::factor_ilu_solve_transpose(f, ba, xa);
+      else pdiag::factor_icc_solve(f, ba, xa); /* U^T D U is symmetric */
+    });
   }));
   PetscFunctionReturn(0);
 }
@@ -244,7 +263,7 @@ PetscErrorCode ForwardSolve_Native(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   PetscCall(Apply(F, b, x, pdiag::FactorSolve::IccForward, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     bool ok = false;
-    DiagCallKernel(ok = pdiag::hm_icc_forward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
+    PetscCall(WithFactor(nf, [&](const auto &f) { ok = pdiag::factor_icc_forward(f, ba, xa); }));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
     return 0;
   }));
@@ -256,7 +275,7 @@ PetscErrorCode BackwardSolve_Native(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   PetscCall(Apply(F, b, x, pdiag::FactorSolve::IccBackward, [](NativeFactor &nf, const PetscScalar *ba, PetscScalar *xa) -> PetscErrorCode {
     bool ok = false;
-    DiagCallKernel(ok = pdiag::hm_icc_backward(static_cast<const Hm &>(nf.F).view(), nf.plan, ba, xa));
+    PetscCall(WithFactor(nf, [&](const auto &f) { ok = pdiag::factor_icc_backward(f, ba, xa); }));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
     return 0;
   }));
@@ -359,6 +378,7 @@ PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat F, Mat A, MatFactorType f
         const pdiag::HmView<const PetscScalar> v = hm->view();
         nf->F       = ftype == MAT_FACTOR_ILU ? pdiag::hm_ilu0_storage(v, &nf->plan) : pdiag::hm_icc0_storage(v, &nf->plan);
         nf->pattern = pdiag::hm_factor_pattern(nf->F, v, a_entries.data());
+        nf->by_rows = pdiag::factor_solves_by_rows(nf->plan) ? PETSC_TRUE : PETSC_FALSE;
       } catch (const std::exception &e) {
         delete nf;
         SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: %s", e.what());
@@ -367,7 +387,7 @@ PetscErrorCode MatDiagFactorNativeSymbolic_Private(Mat F, Mat A, MatFactorType f
     PetscCall(ierr);
   }
   PetscCall(PetscDiagComposeObject((PetscObject)F, kNativeName, nf));
-  PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals: %" PetscInt_FMT " diagonals\n", ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", (PetscInt)nf->F.ndiag()));
+  PetscCall(PetscInfo(A, "diag: %s(0) on the diagonals: %" PetscInt_FMT " diagonals%s\n", ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", (PetscInt)nf->F.ndiag(), nf->by_rows ? " (host solves read a copy by rows)" : ""));
   struct _MatOps *ops = F->ops;
   if (ftype == MAT_FACTOR_ILU) ops->lufactornumeric = Numeric_Native;
   else ops->choleskyfactornumeric = Numeric_Native;
