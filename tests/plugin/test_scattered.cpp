@@ -238,6 +238,65 @@ PetscErrorCode CheckRefusedWhenKept()
   PetscFunctionReturn(0);
 }
 
+/* The blocks PCFIELDSPLIT takes of an interleaved operator (every 4th
+   row and column a second field): the off-diagonal blocks need more
+   diagonals than -mat_diag_max_diagonals allows (here 100), so they stay
+   aij (host aij also with CUDA vectors: diag_convert.cpp); their
+   products, of zero and of random vectors, into vectors holding other
+   values, are aij's. */
+PetscErrorCode CheckFieldBlocks()
+{
+  Mat      A, B;
+  PetscInt rstart, rend;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-sc_mat_diag_max_diagonals", "100"));
+  PetscCall(Build(MATDIAG, true, false, "sc_", NULL, &A));
+  PetscCall(PetscOptionsClearValue(NULL, "-sc_mat_diag_max_diagonals"));
+  PetscCall(Build(MATAIJ, true, false, NULL, NULL, &B));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  std::vector<PetscInt> u, p;
+  for (PetscInt i = rstart; i < rend; i++) (i % 4 == 3 ? p : u).push_back(i);
+  IS isu, isp;
+  PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, (PetscInt)u.size(), u.data(), PETSC_COPY_VALUES, &isu));
+  PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, (PetscInt)p.size(), p.data(), PETSC_COPY_VALUES, &isp));
+  const IS rows[2] = {isu, isp}, cols[2] = {isp, isu};
+  for (int b = 0; b < 2; b++) {
+    const std::string cs = b == 0 ? "field block (u, p)" : "field block (p, u)";
+    Mat       SA, SB;
+    Vec       x, ya, yb;
+    PetscReal rel;
+    MatType   type;
+    PetscBool isaij;
+    PetscCall(MatCreateSubMatrix(A, rows[b], cols[b], MAT_INITIAL_MATRIX, &SA));
+    PetscCall(MatCreateSubMatrix(B, rows[b], cols[b], MAT_INITIAL_MATRIX, &SB));
+    PetscCall(MatGetType(SA, &type));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)SA, &isaij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    PetscCall(Record(isaij, cs, "an aij submatrix", type));
+    PetscCall(MatCreateVecs(SA, &x, &ya));
+    PetscCall(VecDuplicate(ya, &yb));
+    for (int zero = 1; zero >= 0; zero--) {
+      if (zero) PetscCall(VecZeroEntries(x));
+      else PetscCall(VecSetRandom(x, NULL));
+      PetscCall(VecSet(ya, 7.0));
+      PetscCall(VecSet(yb, -3.0));
+      PetscCall(MatMult(SA, x, ya));
+      PetscCall(MatMult(SB, x, yb));
+      PetscCall(VecAXPY(ya, -1.0, yb));
+      PetscCall(VecNorm(ya, NORM_INFINITY, &rel));
+      PetscCall(Record(rel < kTol, cs, zero ? "MatMult of a zero vector against aij's" : "MatMult against aij's", Fmt("largest difference %g", (double)rel)));
+    }
+    for (Vec v : {x, ya, yb}) PetscCall(VecDestroy(&v));
+    PetscCall(MatDestroy(&SA));
+    PetscCall(MatDestroy(&SB));
+  }
+  PetscCall(ISDestroy(&isu));
+  PetscCall(ISDestroy(&isp));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 /* A DMDA's matrix is never converted, whatever its size. */
 PetscErrorCode CheckGrid()
 {
@@ -307,6 +366,7 @@ int main(int argc, char **argv)
   PetscCall(Check(true, true, false, true, "5", true));
   PetscCall(CheckRefusedWhenKept());
   PetscCall(CheckSubmatrix());
+  PetscCall(CheckFieldBlocks());
   PetscCall(CheckGrid());
   PetscCall(Summary(&exit_code));
   PetscCall(PetscFinalize());

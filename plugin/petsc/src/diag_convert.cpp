@@ -433,15 +433,16 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
      extraction (ksp ex42) */
   PetscCall(MatDiagGetCompanion_Private(A, "MatCreateSubMatrix()", &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
-  { /* a scattered submatrix (a field of a multi-field operator) stays aij, as a scattered matrix assembled as diag becomes aij (diag_scattered.cpp) */
+  { /* a scattered submatrix (a field of a multi-field operator) stays aij,
+       as a scattered matrix assembled as diag becomes aij
+       (diag_scattered.cpp). Host aij also with CUDA vectors: as
+       aijcusparse, ksp ex42's off-diagonal Stokes blocks gave its Schur
+       complement other products on the GPU (PETSc 3.25, -mx 12: 60 outer
+       iterations instead of aij's 8; the cause was not found), as host aij
+       aij's iterations */
     PetscBool scattered;
     PetscCall(MatDiagAIJWouldScatter_Private(A, sub, &scattered));
     if (scattered) {
-      MatType   type;
-      PetscBool plain;
-      PetscCall(MatDiagAIJTypeFor_Private(A, &type));
-      PetscCall(PetscStrcmp(type, MATAIJ, &plain));
-      if (!plain) PetscCall(MatConvert(sub, type, MAT_INPLACE_MATRIX, &sub));
       if (reuse == MAT_REUSE_MATRIX) { /* into the caller's matrix: the same structure again */
         PetscCall(MatCopy(sub, *B, SAME_NONZERO_PATTERN));
         PetscCall(MatDestroy(&sub));
