@@ -191,10 +191,11 @@ static std::vector<Index> MatDiagCdmHmOffsets(const Cdm &cdm)
 }
 
 /* Whether this assembly's staged entries, over the budget or scattered,
-   can make the matrix aij (instead of a refusal or storing them): an HM matrix assembled by the
-   user (not inside the plugin, except a COO preallocation, which converts
-   with its entries), not a DMDA's (whose structure is the stencil's), with
-   conversions allowed (-mat_diag_scattered_fill > 0). */
+   can make the matrix aij (instead of a refusal, or of storing them): an
+   HM matrix assembled by the user (not inside the plugin, except a COO
+   preallocation, which converts with its entries), not a DMDA's (whose
+   structure is the stencil's), with conversions allowed
+   (-mat_diag_scattered_fill > 0). */
 static PetscErrorCode MatDiagStagedCanBecomeAIJ(Mat A, PetscBool *can)
 {
   Mat_Diag                        *a = (Mat_Diag *)A->data;

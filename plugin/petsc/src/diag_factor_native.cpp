@@ -23,6 +23,10 @@
    diagonals are mostly stored zeros is factored through the companion
    instead (the same result, by rows).
 
+   The host's solves read the factor from its diagonals or, where a
+   triangle has more than 8 (multi-component operators), from a copy by
+   rows made once per numeric factorization (pdiag/factor_solve.hpp).
+
    In CUDA builds, when the matrix expects CUDA vectors and was not bound
    to the CPU (as its products decide), the numeric factorization runs on
    the device by levels (diag_factor_device.cpp, pdiag/factor_numeric.hpp;
