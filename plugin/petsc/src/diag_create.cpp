@@ -451,7 +451,7 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
   PetscCall(PetscOptionsReal("-mat_diag_max_bytes", "Most bytes the storage of a process may take (-1: the memory the process can get)", "MATDIAG", a->max_bytes, &a->max_bytes, NULL));
   PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Most stored entries per entry set (storage over 256 MiB per process)", "MATDIAG", a->max_fill, &a->max_fill, NULL));
   PetscCheck(a->max_diagonals >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_diagonals %" PetscInt_FMT " is negative", a->max_diagonals);
-  PetscCall(PetscOptionsReal("-mat_diag_scattered_fill", "Convert to aij at assembly a matrix whose entries set take more stored entries than this each (over 1M on a process; 0: never)", "MATDIAG", a->scattered_fill, &a->scattered_fill, NULL));
+  PetscCall(PetscOptionsReal("-mat_diag_scattered_fill", "Convert to aij at assembly a matrix whose entries set take more stored entries than this each (over 1M on a process), or more than the limits above allow (0: never; refuse beyond the limits)", "MATDIAG", a->scattered_fill, &a->scattered_fill, NULL));
   PetscCheck(a->max_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_fill %g is less than 1", (double)a->max_fill);
   PetscCall(MatDiagCheckScatteredFill_Private(a));
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
