@@ -32,6 +32,14 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c
   return &a->hm.val[a->hm.start[k] + i - a->hm.layout.lo(d)];
 }
 
+/* Whether entries staged beyond the budget may make the matrix aij
+   instead of being refused: conversions allowed, HM storage (the rest of
+   the rule, which asks the DM, is MatDiagStagedCanBecomeAIJ). */
+static inline bool MatDiagMayStageToAIJ(const Mat_Diag *a)
+{
+  return a->scattered_fill > 0 && a->scheme == pdiag::Scheme::HM;
+}
+
 /* Sets a(i, j) on diagonal j - i, which is not stored: staged until
    MatAssemblyEnd (pdiag::StagedDiagonal, O(entries set) memory), which
    checks the structure against the budget. A new diagonal beyond
@@ -46,7 +54,7 @@ static PetscErrorCode MatDiagStage(Mat A, Index i, Index j, PetscScalar value, I
   auto it = a->staged.find(d);
   if (it == a->staged.end()) {
     const Index stored = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
-    if (a->scattered_fill <= 0 || a->scheme != pdiag::Scheme::HM) PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
+    if (!MatDiagMayStageToAIJ(a)) PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
     PetscCallCXX(it = a->staged.emplace(d, pdiag::StagedDiagonal<PetscScalar>()).first);
   }
   PetscCallCXX(it->second.set(a->layout, d, i, value, mode == ADD_VALUES));
@@ -202,7 +210,7 @@ static PetscErrorCode MatDiagStagedCanBecomeAIJ(Mat A, PetscBool *can)
   const pdiag::GridStencilPattern *grid;
 
   PetscFunctionBegin;
-  *can = (a->scattered_fill > 0 && a->scheme == pdiag::Scheme::HM && (!a->internal_assembly || !a->coo_i.empty())) ? PETSC_TRUE : PETSC_FALSE;
+  *can = (MatDiagMayStageToAIJ(a) && (!a->internal_assembly || !a->coo_i.empty())) ? PETSC_TRUE : PETSC_FALSE;
   if (*can) {
     PetscCall(MatDiagGridPattern_Private(A, &grid));
     if (grid) *can = PETSC_FALSE;

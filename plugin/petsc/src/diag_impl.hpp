@@ -531,7 +531,6 @@ PETSC_INTERN PetscErrorCode MatDiagAIJFromCSR_Private(Mat, const pdiag::Csr<Pets
 PETSC_INTERN PetscErrorCode MatDiagConvertIfScattered_Private(Mat, PetscCount, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagStagedScattered_Private(Mat, pdiag::StorageCount, PetscInt64, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagAIJWouldScatter_Private(Mat, Mat, PetscBool *);
-PETSC_INTERN PetscErrorCode MatDiagAIJTypeFor_Private(Mat, MatType *);
 PETSC_INTERN PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJPatternOnly_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);

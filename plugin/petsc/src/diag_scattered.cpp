@@ -36,6 +36,14 @@
    never converted: a pass over its storage takes a millisecond or two. */
 static const Index kScatteredFloor = Index(1) << 20;
 
+/* Whether `stored` entries by diagonals for `set` entries set are
+   scattered: more than -mat_diag_scattered_fill (not 0) stored per entry
+   set, and more than kScatteredFloor stored. */
+static bool MatDiagScatteredFill(const Mat_Diag *a, double stored, double set)
+{
+  return a->scattered_fill > 0 && stored > (double)kScatteredFloor && stored > a->scattered_fill * PetscMax(set, 1.0);
+}
+
 /* Whether the entries staged on this process by an assembly (nset entries
    set, on new diagonals that would store staged.nstored entries) are
    scattered: more than scattered_fill stored entries per entry set, and
@@ -48,14 +56,14 @@ PetscErrorCode MatDiagStagedScattered_Private(Mat A, pdiag::StorageCount staged,
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  *scattered = (a->scattered_fill > 0 && staged.nstored > kScatteredFloor && (PetscReal)staged.nstored > a->scattered_fill * (PetscReal)PetscMax(nset, (PetscInt64)1)) ? PETSC_TRUE : PETSC_FALSE;
+  *scattered = MatDiagScatteredFill(a, (double)staged.nstored, (double)nset) ? PETSC_TRUE : PETSC_FALSE;
   if (*scattered) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", nset, (PetscInt64)staged.nstored, (double)a->scattered_fill));
   PetscFunctionReturn(0);
 }
 
 /* The aij type that stands in for the diag matrix A: aijcusparse when A
    computes on the GPU (diagcuda, or CUDA vectors), else aij. */
-PetscErrorCode MatDiagAIJTypeFor_Private(Mat A, MatType *type)
+static PetscErrorCode MatDiagAIJTypeFor(Mat A, MatType *type)
 {
   PetscFunctionBegin;
   *type = MATAIJ;
@@ -100,7 +108,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   *converted = a->staged_to_aij;
   if (!*converted) PetscFunctionReturn(0);
   PetscCheck(a->scheme == pdiag::Scheme::HM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: only an HM matrix becomes aij from its staged entries");
-  PetscCall(MatDiagAIJTypeFor_Private(A, &type));
+  PetscCall(MatDiagAIJTypeFor(A, &type));
   PetscCall(PetscInfo(A, "diag: its entries are scattered over many diagonals, or over diag's budget (-info above says which): converted in place to %s\n", type));
   if (ncoo >= 0) {
     std::vector<PetscInt> ci(coo_i, coo_i + ncoo), cj(coo_j, coo_j + ncoo); /* aij may reorder its arguments */
@@ -157,7 +165,7 @@ PetscErrorCode MatDiagAIJWouldScatter_Private(Mat A, Mat S, PetscBool *scattered
     const pdiag::Layout L      = pdiag::Layout::block(M, N, rstart, rend - rstart);
     double              stored = 0;
     for (const Index d : offs) stored += (double)L.length(d);
-    mine = over || (stored > (double)kScatteredFloor && stored > a->scattered_fill * PetscMax(nnz, 1.0)) ? PETSC_TRUE : PETSC_FALSE;
+    mine = over || MatDiagScatteredFill(a, stored, nnz) ? PETSC_TRUE : PETSC_FALSE;
     if (mine) PetscCall(PetscInfo(A, "diag: a submatrix of %g entries on this process would store %s%g entries on %" PetscInt64_FMT " diagonals: it stays aij\n", nnz, over ? "more than " : "", stored, (PetscInt64)offs.size()));
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mine, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
