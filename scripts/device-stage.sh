@@ -6,6 +6,11 @@
 #   PETSC_VERSION=3.25   stages build-cuda-3.25/ (PETSC_VERSION=3.25
 #                        scripts/build-gpu.sh) instead of build-cuda/
 #   BUILD_DIR=<dir>      stages that CUDA build
+#   COMPAT_WORK=<dir>    also stages compat.tar.xz for device/compat.sh: the
+#                        tutorial runner, the sources of the tutorials of
+#                        the staged PETSc, and the binaries and petsc.json
+#                        of a CPU run of tests/tutorials/run_compat.py
+#                        against that PETSc (its --work folder)
 # A build that links another PETSc than the 3.18 of ../shared/gpu also
 # carries that PETSc's libraries (petsc-lib.tar.xz, about 9 MiB for 3.25);
 # .gpu/env.sh, which run-all.sh sources, puts them first on the device.
@@ -50,5 +55,16 @@ cp "$ROOT"/bench/scaling.sh "$DEST/"  # run-all.sh's scaling section
 cp "$ROOT"/bench/pcs.py "$DEST/"      # run-all.sh's pcs section
 cp "$ROOT"/bench/breakdown.py "$DEST/" # where a solve's time goes (pcs.py's runs, nested log)
 cp "$ROOT"/tests/tutorials/compare.py "$DEST/"
+if [ -n "${COMPAT_WORK:-}" ]; then
+  EXAMPLES=$PETSC_PREFIX/share/petsc/examples/src
+  [ -f "$COMPAT_WORK/petsc.json" ] && [ -d "$COMPAT_WORK/bin" ] || { echo "COMPAT_WORK=$COMPAT_WORK: no bin/ and petsc.json of a run_compat.py run" >&2; exit 1; }
+  CX=$(mktemp -d)
+  mkdir -p "$CX/runner" "$CX/src" "$CX/work"
+  cp "$ROOT"/tests/tutorials/*.py "$CX/runner/"
+  (cd "$EXAMPLES" && cp -r --parents ksp/ksp/tutorials snes/tutorials ts/tutorials dm/impls/da/tutorials dm/tutorials "$CX/src/" 2>/dev/null || true)
+  cp -r "$COMPAT_WORK/bin" "$COMPAT_WORK/petsc.json" "$CX/work/"
+  tar cJf "$DEST/compat.tar.xz" -C "$CX" runner src work
+  rm -rf "$CX"
+fi
 echo "staged $BUILD (PETSc $PETSC_VERSION_BUILT at $PETSC_PREFIX)"
 du -sh "$DEST"
