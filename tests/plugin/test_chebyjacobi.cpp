@@ -451,6 +451,29 @@ PetscErrorCode ApplyCase(const char *mtype)
     PetscCall(EventCount("VecCUDACopyTo", &to1));
     PetscCall(EventCount("VecCUDACopyFrom", &from1));
     PetscCall(Record(to1 == to0 && from1 == from0, cs, "CUDA vectors: no host/device copy in PCApply", Fmt("copies to %d, from %d", to1 - to0, from1 - from0)));
+    /* the result in a host vector (PCREDISTRIBUTE mixes host and CUDA vectors: ksp ex84) */
+    Vec                ph;
+    PetscInt           n, N;
+    const PetscScalar *a, *h;
+    PetscReal          diff = 0, size = 0;
+    PetscCall(VecGetLocalSize(u, &n));
+    PetscCall(VecGetSize(u, &N));
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &ph));
+    PetscCall(VecSetSizes(ph, n, N));
+    PetscCall(VecSetType(ph, VECSTANDARD));
+    PetscCall(PCApply(pc, u, ph));
+    PetscCall(VecGetArrayRead(pu, &a));
+    PetscCall(VecGetArrayRead(ph, &h));
+    for (PetscInt i = 0; i < n; i++) {
+      diff = PetscMax(diff, PetscAbsScalar(a[i] - h[i]));
+      size = PetscMax(size, PetscAbsScalar(a[i]));
+    }
+    PetscCall(VecRestoreArrayRead(pu, &a));
+    PetscCall(VecRestoreArrayRead(ph, &h));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &diff, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &size, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCall(Record(size > 0 && diff <= 1e-12 * size, cs, "PCApply of a CUDA vector into a host vector gives the CUDA result", Fmt("max difference %g of %g", (double)diff, (double)size)));
+    PetscCall(VecDestroy(&ph));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-app_pc_chebyjacobi_degree"));
   PetscCall(KSPDestroy(&ksp));

@@ -200,6 +200,26 @@ PetscErrorCode CompareProducts(Mat A, const std::string &name)
   PetscCall(MatMult(A, xh, yh));
   Check(RelDiff(yd, yh) <= 1e-12, name + " MatMult bound to CPU");
   PetscCall(MatBindToCPU(A, PETSC_FALSE));
+  { /* host and CUDA vectors in one product (PCREDISTRIBUTE's reduced vectors
+       are host vectors, its operator's work vectors CUDA ones: ksp ex84):
+       the host vectors get the product */
+    Vec ym, ytm;
+    PetscCall(VecDuplicate(yh, &ym));
+    PetscCall(VecDuplicate(yth, &ytm));
+    PetscCall(MatMult(A, xh, yh));
+    PetscCall(MatMult(A, xd, ym));
+    Check(RelDiff(ym, yh) <= 1e-12, name + " MatMult, x on the device, y a host vector: " + std::to_string(RelDiff(ym, yh)));
+    PetscCall(MatMult(A, xh, yd));
+    Check(RelDiff(yd, yh) <= 1e-12, name + " MatMult, x a host vector, y on the device: " + std::to_string(RelDiff(yd, yh)));
+    PetscCall(MatMultAdd(A, xh, zh, yh));
+    PetscCall(MatMultAdd(A, xd, zh, ym));
+    Check(RelDiff(ym, yh) <= 1e-12, name + " MatMultAdd, x on the device, z and y host vectors: " + std::to_string(RelDiff(ym, yh)));
+    PetscCall(MatMultTranspose(A, xth, yth));
+    PetscCall(MatMultTranspose(A, xtd, ytm));
+    Check(RelDiff(ytm, yth) <= 1e-12, name + " MatMultTranspose, x on the device, y a host vector: " + std::to_string(RelDiff(ytm, yth)));
+    PetscCall(VecDestroy(&ym));
+    PetscCall(VecDestroy(&ytm));
+  }
   for (Vec *v : {&xh, &yh, &zh, &xth, &yth, &zth, &xd, &yd, &zd, &xtd, &ytd, &ztd}) PetscCall(VecDestroy(v));
   PetscFunctionReturn(0);
 }

@@ -358,7 +358,8 @@ def run_one(t, args, env):
     out = {k: v for k, v in t.items() if k in ("id", "dir", "name", "source", "nsize", "args", "requires", "filter", "note")}
     out.update(category=cat, detail=detail or "", aij={k: v for k, v in ref.items() if k != "filtered"},
                diag={k: v for k, v in dia.items() if k != "filtered"})
-    if cat in ("differ", "agree-within-1-iteration") and args.keep_outputs:
+    compared = ("differ", "agree-within-1-iteration") + (("agree", "not-using-diag") if args.keep_outputs == "all" else ())
+    if args.keep_outputs and cat in compared:
         out["outputs"] = {"aij": ref["filtered"][:OUTPUT_KEPT], "diag": dia["filtered"][:OUTPUT_KEPT]}
     if not args.keep_runs and cat == "agree":
         shutil.rmtree(os.path.dirname(ref["cwd"]), ignore_errors=True)
@@ -397,7 +398,9 @@ def main():
     ap.add_argument("--no-backtrace", dest="backtrace", action="store_false",
                     help="do not rerun crashing diag runs under gdb for the crash site")
     ap.add_argument("--keep-runs", action="store_true", help="keep the run folders of agreeing runs too")
-    ap.add_argument("--keep-outputs", action="store_true", help="store the outputs of differing runs in the JSON")
+    ap.add_argument("--keep-outputs", nargs="?", const="differing", choices=("differing", "all"),
+                    help="store the outputs of differing runs in the JSON; 'all': of every run both variants ran "
+                         "(the CPU reference of cross_check.py)")
     ap.add_argument("--gpu", action="store_true", help="CUDA vectors in both runs, aijcusparse as the reference")
     ap.add_argument("--prebuilt", action="store_true",
                     help="run the binaries in <work>/bin without compiling (PETSc's configuration from <work>/petsc.json)")

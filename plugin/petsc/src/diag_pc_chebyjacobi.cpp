@@ -536,6 +536,15 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
   int                   cur = 0;
 
   PetscFunctionBegin;
+  if (OnDevice(b) != OnDevice(y)) { /* the steps run where b lives, on vectors of its kind (ksp ex84's PCREDISTRIBUTE mixes host and CUDA vectors) */
+    Vec yb;
+    PetscCall(VecDuplicate(b, &yb));
+    if (!guesszero) PetscCall(VecCopy(y, yb));
+    PetscCall(Steps(pc, b, yb, steps, guesszero));
+    PetscCall(VecCopy(yb, y));
+    PetscCall(VecDestroy(&yb));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatchVectors(pc, b));
   const bool symmetric = UseSymmetric(pc, b);
   const bool inside    = !symmetric && UseProductInside(pc, b);
