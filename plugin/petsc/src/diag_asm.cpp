@@ -1,6 +1,6 @@
 /* PCASM on diag operators on the GPU: where its subdomain blocks may live.
 
-   MatCreateSubMatrices on a diag matrix (diag_companion.cpp) keeps a block
+   MatCreateSubMatrices on a diag matrix (diag_companion_ops.cpp) keeps a block
    as diag when its diagonals are few and full, else as aij. On the GPU an
    aij block could be aijcusparse, so that its sub-solves stay on the
    device; but only a caller that applies the block to the block's own

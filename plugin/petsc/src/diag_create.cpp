@@ -614,7 +614,7 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
   PetscCall(MatDiagLimitsFromOptions(A));
   PetscCall(MatDiagInodeOptions(A));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see diag_companion.cpp */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see diag_companion_ops.cpp */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetStorage_C", MatDiagGetStorage_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagGetDiagonals_C", MatDiagGetDiagonals_Diag));

@@ -533,7 +533,7 @@ PETSC_INTERN PetscErrorCode MatDiagStagedScattered_Private(Mat, pdiag::StorageCo
 PETSC_INTERN PetscErrorCode MatDiagAIJWouldScatter_Private(Mat, Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *);
 PETSC_INTERN PetscErrorCode MatDiagAIJPatternOnly_Private(Mat, MatType, Mat *);
-PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *);
+PETSC_INTERN PetscErrorCode MatInodeAdjustForInodes_Diag(Mat, IS *, IS *); /* diag_companion_ops.cpp */
 /* On the GPU, LUs of at most this many rows are dense (diag_factor.cpp): a
    factor and its inverse of 256 MiB each (and the identity while the
    inverse is formed); a product with the inverse reads it in well under a
@@ -574,6 +574,7 @@ PETSC_INTERN PetscErrorCode MatDiagAIJIsCompactFill_Private(Mat, double, PetscBo
 PETSC_INTERN PetscErrorCode MatDiagAIJCompactOffsets_Private(Mat, double, PetscBool *, std::vector<Index> *);
 PETSC_INTERN PetscErrorCode MatDiagAIJLocalOffsets_Private(Mat, std::size_t, std::vector<Index> *, double *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagIsScattered_Private(Mat, PetscBool *);
+/* diag_companion_ops.cpp */
 PETSC_INTERN PetscErrorCode MatDiagFromAIJReuse_Private(Mat, Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSetCompanionOps_Private(Mat);
 

@@ -642,6 +642,6 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatStoreValues_C", MatStoreValues_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", MatRetrieveValues_Diag));
   PetscCall(MatDiagSetProductOps_Private(A));   /* ops->productsetfromoptions (diag_product.cpp) */
-  PetscCall(MatDiagSetCompanionOps_Private(A)); /* graph operations through the aij copy (diag_companion.cpp) */
+  PetscCall(MatDiagSetCompanionOps_Private(A)); /* graph operations through the aij copy (diag_companion_ops.cpp) */
   PetscFunctionReturn(0);
 }
