@@ -4,8 +4,11 @@
 # tutorials staged as compat.tar.xz (COMPAT_WORK=<work of a CPU run>
 # PETSC_VERSION=3.25 scripts/device-stage.sh: the runner, the tutorial sources
 # and the binaries that CPU run built). A results.json beside this script (the
-# previous call's, carried back) is continued (--resume). Writes results.json,
-# report.md and the runner's log under $OUT. Extra arguments go to the runner.
+# previous call's, carried back) is continued (--resume). LIMIT seconds end
+# the runner (killed 15 s after an interrupt): its results.json then holds the
+# runs up to its last snapshot (every 10 runs), which the next call continues.
+# Writes results.json, report.md and the runner's log under $OUT. Extra
+# arguments go to the runner.
 #   device: LIMIT=540 JOBS=14 bash .gpu/compat.sh [--only REGEX]
 cd "$(dirname "$0")" && source ./env.sh 2>/dev/null
 export PMIX_MCA_pcompress_base_silence_warning=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -525,6 +525,24 @@ PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old
   PetscFunctionReturn(0);
 }
 
+/* to = from for vectors of different kinds (host, CUDA), through their
+   host arrays: PETSc 3.18's VecCopy does not copy across kinds */
+PetscErrorCode CopyThroughHost(Vec from, Vec to)
+{
+  const PetscScalar *src;
+  PetscScalar       *dst;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetArrayRead(from, &src));
+  PetscCall(VecGetArrayWrite(to, &dst));
+  PetscCall(PetscArraycpy(dst, src, n));
+  PetscCall(VecRestoreArrayWrite(to, &dst));
+  PetscCall(VecRestoreArrayRead(from, &src));
+  PetscFunctionReturn(0);
+}
+
 /* `steps` steps from y (zero if guesszero), the result in y. The iterates
    take turns between y and cj->other: step k writes over the iterate of
    step k - 2, so an even count ends in y without a copy. */
@@ -539,9 +557,9 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
   if (OnDevice(b) != OnDevice(y)) { /* the steps run where b lives, on vectors of its kind (ksp ex84's PCREDISTRIBUTE mixes host and CUDA vectors) */
     Vec yb;
     PetscCall(VecDuplicate(b, &yb));
-    if (!guesszero) PetscCall(VecCopy(y, yb));
+    if (!guesszero) PetscCall(CopyThroughHost(y, yb));
     PetscCall(Steps(pc, b, yb, steps, guesszero));
-    PetscCall(VecCopy(yb, y));
+    PetscCall(CopyThroughHost(yb, y));
     PetscCall(VecDestroy(&yb));
     PetscFunctionReturn(0);
   }
