@@ -171,15 +171,23 @@ PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
-/* Whether a product with these vectors runs on the GPU. */
-PetscBool MatDiagUseDevice_Private(Mat A, Vec x)
+/* Whether an operation of A with these vectors (y, z: none if null) runs
+   on the GPU: A not bound to the CPU and every vector a CUDA vector not
+   bound to it. A host vector among them (PCREDISTRIBUTE's reduced vectors
+   beside the CUDA work vectors of its operator's type: ksp ex84) keeps
+   the operation on the host, whose array access moves each vector's values
+   where they are needed; on the device a host vector would be written
+   through a device array that its host reads never see. */
+PetscBool MatDiagUseDevice_Private(Mat A, Vec x, Vec y, Vec z)
 {
-  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
-
   if (A->boundtocpu) return PETSC_FALSE;
-  if (PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
-  if (!cuda || VecBoundToCPU(x, &bound)) return PETSC_FALSE;
-  return bound ? PETSC_FALSE : PETSC_TRUE;
+  for (Vec v : {x, y, z}) {
+    PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
+    if (!v) continue;
+    if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
+    if (!cuda || VecBoundToCPU(v, &bound) || bound) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
 }
 
 /* The full values on the device (always for CDM and uncompressed HM; for

@@ -208,7 +208,7 @@ PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt r
   PetscFunctionBegin;
   const bool has_main = (a->scheme == pdiag::Scheme::HM ? a->hm.find_diagonal(0) : a->cdm.find_diagonal(0)) >= 0;
   const bool vectors  = x && b;
-  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (has_main || diag == 0.0 || a->layout.length(0) == 0) && (!vectors || (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b)))) ? PETSC_TRUE : PETSC_FALSE, done));
+  PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && (has_main || diag == 0.0 || a->layout.length(0) == 0) && (!vectors || MatDiagUseDevice_Private(A, x, b))) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
   PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL)); /* collective: every process's rows reach their owner */
   /* one upload: the local rows (for x and b), then the same rows as global rows (for the kernels) */

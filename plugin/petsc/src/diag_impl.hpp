@@ -309,7 +309,7 @@ PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
 /* diag_device.cpp (CUDA builds; inline no-ops otherwise) */
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *);
-PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec);
+PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec, Vec = nullptr, Vec = nullptr);
 PETSC_INTERN PetscBool      MatDiagWantsDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatResidual_DiagCUDA(Mat, Vec, Vec, Vec, PetscBool *);
@@ -400,7 +400,7 @@ static inline PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *)
 {
   return 0;
 }
-static inline PetscBool MatDiagUseDevice_Private(Mat, Vec)
+static inline PetscBool MatDiagUseDevice_Private(Mat, Vec, Vec = nullptr, Vec = nullptr)
 {
   return PETSC_FALSE;
 }

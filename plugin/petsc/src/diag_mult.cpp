@@ -425,12 +425,7 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->rmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagProductPlanEnsure_Private(A));
-  /* on the GPU only when every vector is a CUDA vector: a host vector
-     among them (PCREDISTRIBUTE's reduced vectors beside the CUDA work
-     vectors of its operator's type: ksp ex84) would be written through a
-     device array that its host reads never see; the host path's array
-     access moves each vector's values where they are needed */
-  if (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, y) && (!z || MatDiagUseDevice_Private(A, z))) {
+  if (MatDiagUseDevice_Private(A, x, y, z)) {
     PetscCall(MatMultKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
   }
@@ -486,7 +481,7 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
   PetscCall(MatDiagCheckVec_Private(b, A->rmap, "b"));
   PetscCall(MatDiagCheckVec_Private(r, A->rmap, "r"));
   PetscCall(MatDiagProductPlanEnsure_Private(A));
-  if (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b) && MatDiagUseDevice_Private(A, r)) PetscCall(MatResidual_DiagCUDA(A, b, x, r, &done));
+  if (MatDiagUseDevice_Private(A, x, b, r)) PetscCall(MatResidual_DiagCUDA(A, b, x, r, &done));
   if (done) PetscFunctionReturn(0);
   if (r == b) { /* b - A x in b's storage: A x needs a vector of its own */
     Vec ax;
@@ -518,7 +513,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatMultTranspose()")); /* transposes pass over diagonals only */
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
-  if (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, y) && (!z || MatDiagUseDevice_Private(A, z))) { /* as MatMult */
+  if (MatDiagUseDevice_Private(A, x, y, z)) {
     PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
   }

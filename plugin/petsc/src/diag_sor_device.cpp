@@ -53,7 +53,7 @@ PetscBool MatDiagSORDeviceWanted_Private(Mat A, Vec b, Vec x, MatSORType flag)
 
   if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER || (flag & SOR_EISENSTAT)) return PETSC_FALSE;
   if (a->scheme != pdiag::Scheme::HM) return PETSC_FALSE;
-  return (MatDiagUseDevice_Private(A, x) && MatDiagUseDevice_Private(A, b)) ? PETSC_TRUE : PETSC_FALSE;
+  return MatDiagUseDevice_Private(A, x, b);
 }
 
 /* The schedules and the diagonal arrays on the device, current for A's
