@@ -171,22 +171,29 @@ PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *a)
   PetscFunctionReturn(0);
 }
 
+/* Whether v's values live on the GPU: a CUDA vector not bound to the CPU.
+   PETSc's VecCUDAGetArray* do not check the type, so every device path asks
+   this of each vector it touches. */
+PetscBool MatDiagVecOnDevice_Private(Vec v)
+{
+  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
+  if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
+  if (!cuda || VecBoundToCPU(v, &bound)) return PETSC_FALSE;
+  return bound ? PETSC_FALSE : PETSC_TRUE;
+}
+
 /* Whether an operation of A with these vectors (y, z: none if null) runs
-   on the GPU: A not bound to the CPU and every vector a CUDA vector not
-   bound to it. A host vector among them (PCREDISTRIBUTE's reduced vectors
-   beside the CUDA work vectors of its operator's type: ksp ex84) keeps
-   the operation on the host, whose array access moves each vector's values
-   where they are needed; on the device a host vector would be written
-   through a device array that its host reads never see. */
+   on the GPU: A not bound to the CPU and every vector on the device. A host
+   vector among them (PCREDISTRIBUTE's reduced vectors beside the CUDA work
+   vectors of its operator's type: ksp ex84) keeps the operation on the
+   host, whose array access moves each vector's values where they are
+   needed; on the device a host vector would be written through a device
+   array that its host reads never see. */
 PetscBool MatDiagUseDevice_Private(Mat A, Vec x, Vec y, Vec z)
 {
   if (A->boundtocpu) return PETSC_FALSE;
-  for (Vec v : {x, y, z}) {
-    PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
-    if (!v) continue;
-    if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
-    if (!cuda || VecBoundToCPU(v, &bound) || bound) return PETSC_FALSE;
-  }
+  for (Vec v : {x, y, z})
+    if (v && !MatDiagVecOnDevice_Private(v)) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 

@@ -101,12 +101,7 @@ struct DiagFactorDevice {
 
 PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
 {
-  for (Vec v : {b, x}) {
-    PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
-    if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "") || !cuda) return PETSC_FALSE;
-    if (VecBoundToCPU(v, &bound) || bound) return PETSC_FALSE;
-  }
-  return PETSC_TRUE;
+  return MatDiagVecOnDevice_Private(b) && MatDiagVecOnDevice_Private(x) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 PetscErrorCode MatDiagDenseFactorPivots_Private(Mat F, PetscReal *smallest, PetscReal *largest)

@@ -309,6 +309,7 @@ PETSC_INTERN PetscErrorCode MatSetUp_Diag(Mat);
 /* diag_device.cpp (CUDA builds; inline no-ops otherwise) */
 #if defined(PDIAG_PETSC_CUDA)
 PETSC_INTERN PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *);
+PETSC_INTERN PetscBool      MatDiagVecOnDevice_Private(Vec);
 PETSC_INTERN PetscBool      MatDiagUseDevice_Private(Mat, Vec, Vec = nullptr, Vec = nullptr);
 PETSC_INTERN PetscBool      MatDiagWantsDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatMultKernel_DiagCUDA(Mat, Vec, Vec, Vec);
@@ -399,6 +400,10 @@ static inline PetscBool MatDiagOnDevice_Private(Mat)
 static inline PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *)
 {
   return 0;
+}
+static inline PetscBool MatDiagVecOnDevice_Private(Vec)
+{
+  return PETSC_FALSE;
 }
 static inline PetscBool MatDiagUseDevice_Private(Mat, Vec, Vec = nullptr, Vec = nullptr)
 {

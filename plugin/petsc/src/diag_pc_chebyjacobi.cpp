@@ -89,18 +89,10 @@ auto SetNoisy(F f, Mat, Vec v) -> decltype(f(v))
   return f(v);
 }
 
-/* Whether v's values live on the GPU (a CUDA vector not bound to the CPU). */
+/* Whether v's values live on the GPU (diag_device.cpp). */
 PetscBool OnDevice(Vec v)
 {
-#if defined(PDIAG_PETSC_CUDA)
-  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
-  if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
-  if (!cuda || VecBoundToCPU(v, &bound)) return PETSC_FALSE;
-  return bound ? PETSC_FALSE : PETSC_TRUE;
-#else
-  (void)v;
-  return PETSC_FALSE;
-#endif
+  return MatDiagVecOnDevice_Private(v);
 }
 
 /* dinv = 1 / dinv, 1 where zero, where dinv's values live. */
