@@ -210,6 +210,29 @@ PetscErrorCode MatFDColoringCreate_Diag(Mat J, ISColoring iscoloring, MatFDColor
 
 PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
 
+/* MatFDColoringCreate() makes the work vectors w1, w2 with MatCreateVecs()
+   of J, CUDA vectors for a diag matrix with CUDA vectors, and binds them to
+   the CPU. On several processes the Jacobian then came out wrong, with
+   aijcusparse as with diag (PETSc 3.25 on an H200: test_fdcoloring's
+   Jacobians off by 1e9 on 2 and 3 processes, right on 1; ts ex26 and snes
+   ex14 diverged), while a host aij Jacobian, whose work vectors are host
+   vectors, gives the CPU's. Which of PETSc's vector operations leaves the
+   bound vectors' host values stale was not pinned down. The differences
+   are computed on the host companion anyway: they get its host vectors. */
+static PetscErrorCode MatFDColoringHostWorkVectors(Mat C, MatFDColoring c)
+{
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)c->w1, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  if (!cuda) PetscFunctionReturn(0);
+  PetscCall(VecDestroy(&c->w1));
+  PetscCall(VecDestroy(&c->w2));
+  PetscCall(MatCreateVecs(C, NULL, &c->w1));
+  PetscCall(VecDuplicate(c->w1, &c->w2));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColoring c)
 {
   Mat C;
@@ -228,6 +251,7 @@ PetscErrorCode MatFDColoringSetUp_Diag(Mat J, ISColoring iscoloring, MatFDColori
     PetscCall(MatFDColoringUseDM(C, c));
     J->ops->fdcoloringapply = MatFDColoringApply_Diag;
   }
+  PetscCall(MatFDColoringHostWorkVectors(C, c));
   PetscFunctionReturn(0);
 }
 
