@@ -56,8 +56,13 @@ def write(data, path):
         for h in data["history"]:
             L.append(f"- {h['started']}: `{h['command']}` ({h['runs']} runs)")
         L.append("")
-    ref = "aijcusparse" if data.get("gpu") else "aij"
-    gpu = " `-vec_type cuda -dm_vec_type cuda` (CUDA vectors; the column \"aij\" below is aijcusparse)," if data.get("gpu") else ""
+    cpu_ref = data.get("reference") == "cpu"
+    ref = "aijcusparse" if data.get("gpu") and not cpu_ref else "aij"
+    gpu = ""
+    if data.get("gpu"):
+        gpu = (" (diag's run also with `-vec_type cuda -dm_vec_type cuda`, CUDA vectors; aij's with host vectors: the "
+               "reference is the CPU's answer)" if cpu_ref
+               else " `-vec_type cuda -dm_vec_type cuda` (CUDA vectors; the column \"aij\" below is aijcusparse),")
     L.append("Each test of a tutorial's `/*TEST*/` block (loops expanded; at most "
              f"4 ranks) runs twice: with `-mat_type {ref} -dm_mat_type {ref}` and with `-dll_append libpetscdiag.so "
              f"-mat_type diag -dm_mat_type diag`, both with{gpu} `-info <file>:mat` (to see whether a diag matrix was "

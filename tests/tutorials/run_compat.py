@@ -12,7 +12,8 @@ Results go to <work>/results.json, the report to <work>/report.md.
 
 With --gpu both runs get CUDA vectors (-vec_type cuda -dm_vec_type cuda)
 and the reference is aijcusparse: what a GPU user of the tutorial would
-type. --prebuilt runs binaries built before into <work>/bin (by a run of
+type; with --reference cpu the reference is aij on host vectors (the CPU's
+answer: aijcusparse and diag can be wrong alike on the GPU). --prebuilt runs binaries built before into <work>/bin (by a run of
 this script against the same PETSc, which also writes <work>/petsc.json)
 without compiling: for a machine with a GPU but no compiler or PETSc.pc.
 
@@ -228,9 +229,10 @@ def substitute(s, examples, conf):
     return s
 
 
-def command(t, variant, plugin, rundir, mpiexec, gpu=False):
+def command(t, variant, plugin, rundir, mpiexec, gpu=False, cpu_reference=False):
     args = shlex.split(substitute(t.get("args", ""), t["examples"], t["conf"]))
     info = os.path.join(rundir, "info")
+    gpu = gpu and not (cpu_reference and variant == "aij")  # --reference cpu: aij on host vectors
     mtype = "aijcusparse" if gpu and variant == "aij" else variant
     extra = ["-mat_type", mtype, "-dm_mat_type", mtype, "-info", info + ":mat"]
     if MATRIX_FREE.search(" " + " ".join(args)):
@@ -279,7 +281,7 @@ def run_variant(t, variant, args, env):
     for f in t.get("localrunfiles", "").split() + ["output"]:
         if os.path.exists(os.path.join(srcdir, f)):
             os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
-    cmd = command(t, variant, args.plugin, rundir, args.mpiexec, args.gpu)
+    cmd = command(t, variant, args.plugin, rundir, args.mpiexec, args.gpu, args.reference == "cpu")
     rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
     infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))
     both = out + "\n" + err
@@ -402,6 +404,8 @@ def main():
                     help="store the outputs of differing runs in the JSON; 'all': of every run both variants ran "
                          "(the CPU reference of cross_check.py)")
     ap.add_argument("--gpu", action="store_true", help="CUDA vectors in both runs, aijcusparse as the reference")
+    ap.add_argument("--reference", choices=("aijcusparse", "cpu"), default="aijcusparse",
+                    help="with --gpu: the reference run; 'cpu': aij on host vectors (aijcusparse and diag can be wrong alike)")
     ap.add_argument("--prebuilt", action="store_true",
                     help="run the binaries in <work>/bin without compiling (PETSc's configuration from <work>/petsc.json)")
     args = ap.parse_args()
@@ -488,7 +492,7 @@ def main():
                for t in runs if "category" in t}
     with open(args.plugin, "rb") as f:
         plugin_md5 = hashlib.md5(f.read()).hexdigest()
-    data = {"petsc_version": version, "gpu": args.gpu, "examples": args.examples, "plugin": args.plugin, "plugin_md5": plugin_md5,
+    data = {"petsc_version": version, "gpu": args.gpu, "reference": args.reference, "examples": args.examples, "plugin": args.plugin, "plugin_md5": plugin_md5,
             "started": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
             "command": " ".join(shlex.quote(a) for a in sys.argv), "rtol": args.rtol, "floor": args.floor, "abs_floor": args.abs_floor,
             "timeout": args.timeout, "runs": []}
