@@ -51,6 +51,8 @@ inline PetscErrorCode Start(int *argc, char ***argv, const char *help)
   PetscCall(PetscInitialize(argc, argv, NULL, help));
   PetscFunctionBeginUser;
   PetscCall(MatDiagRegisterAll());
+  PetscBool host_check;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-host_check", &host_check)); /* read by GpuOrHostMode() before PETSc: marked used here */
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &g_rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &g_size));
   PetscFunctionReturn(0);
