@@ -89,12 +89,6 @@ auto SetNoisy(F f, Mat, Vec v) -> decltype(f(v))
   return f(v);
 }
 
-/* Whether v's values live on the GPU (diag_device.cpp). */
-PetscBool OnDevice(Vec v)
-{
-  return MatDiagVecOnDevice_Private(v);
-}
-
 /* dinv = 1 / dinv, 1 where zero, where dinv's values live. */
 PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
 {
@@ -103,7 +97,7 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(dinv, &n));
-  if (OnDevice(dinv)) {
+  if (MatDiagVecOnDevice_Private(dinv)) {
 #if defined(PDIAG_PETSC_CUDA)
     PetscScalar        *d;
     unsigned long long *count, host = 0;
@@ -211,7 +205,7 @@ PetscErrorCode SymmetricSetUp(PC pc)
   PC_ChebyJacobi *cj = (PC_ChebyJacobi *)pc->data;
   Mat             A  = pc->mat;
   PetscBool       compressed = PETSC_FALSE, symmetric = PETSC_FALSE;
-  const bool      device = OnDevice(cj->dinv) == PETSC_TRUE;
+  const bool      device = MatDiagVecOnDevice_Private(cj->dinv) == PETSC_TRUE;
   Mat_Diag       *a;
 
   PetscFunctionBegin;
@@ -253,7 +247,7 @@ bool UseSymmetric(PC pc, Vec b)
   PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
   PetscObjectState state;
 
-  if (!cj->symmetric || (OnDevice(b) == PETSC_TRUE) != cj->sym_device) return false;
+  if (!cj->symmetric || (MatDiagVecOnDevice_Private(b) == PETSC_TRUE) != cj->sym_device) return false;
   if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
   return state == cj->sym_state;
 }
@@ -302,7 +296,7 @@ PetscErrorCode CompressedSetUp(PC pc)
   Mat       A = pc->mat;
   Mat_Diag *a;
   PetscBool compressed;
-  if (!cj->compressed_allowed || !OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  if (!cj->compressed_allowed || !MatDiagVecOnDevice_Private(cj->dinv)) PetscFunctionReturn(0);
   PetscCall(SequentialHm(A, &a));
   if (!a) PetscFunctionReturn(0);
   const Index       *meta;
@@ -327,7 +321,7 @@ PetscErrorCode FullSetUp(PC pc)
 
   PetscFunctionBegin;
   cj->full = false;
-  if (!cj->full_allowed || OnDevice(cj->dinv)) PetscFunctionReturn(0);
+  if (!cj->full_allowed || MatDiagVecOnDevice_Private(cj->dinv)) PetscFunctionReturn(0);
   PetscCall(SequentialHm(A, &a));
   if (!a || !a->hm.layout.is_full() || !a->hm.layout.is_square()) PetscFunctionReturn(0);
   PetscCall(MatDiagSyncHost_Private(A));
@@ -359,7 +353,7 @@ bool UseProductInside(PC pc, Vec b)
 {
   PC_ChebyJacobi  *cj = (PC_ChebyJacobi *)pc->data;
   PetscObjectState state;
-  const bool       device = OnDevice(b) == PETSC_TRUE;
+  const bool       device = MatDiagVecOnDevice_Private(b) == PETSC_TRUE;
 
   if (!(device ? cj->compressed : cj->full)) return false;
   if (PetscObjectStateGet((PetscObject)pc->mat, &state)) return false;
@@ -373,7 +367,7 @@ bool UseProductInside(PC pc, Vec b)
 PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
 {
   PC_ChebyJacobi      *cj     = (PC_ChebyJacobi *)pc->data;
-  const bool           device = OnDevice(b) == PETSC_TRUE;
+  const bool           device = MatDiagVecOnDevice_Private(b) == PETSC_TRUE;
   const VecArrays      get    = ArraysOf(device);
   const PetscLogEvent  event  = device ? PC_ChebyJacobiCmpStep : PC_ChebyJacobiFullStep;
   StepArrays           v{cj->dinv, b, x_cur, nullptr, x_new, x_old != nullptr};
@@ -491,7 +485,7 @@ PetscErrorCode MatchVectors(PC pc, Vec b)
 PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec ax, Vec x_new)
 {
   PC_ChebyJacobi    *cj     = (PC_ChebyJacobi *)pc->data;
-  const bool         device = OnDevice(b) == PETSC_TRUE;
+  const bool         device = MatDiagVecOnDevice_Private(b) == PETSC_TRUE;
   const VecArrays    get    = ArraysOf(device);
   StepArrays         v{cj->dinv, b, x_cur, ax, x_new, x_old != nullptr};
   PetscInt           n;
@@ -546,7 +540,7 @@ PetscErrorCode Steps(PC pc, Vec b, Vec y, PetscInt steps, PetscBool guesszero)
   int                   cur = 0;
 
   PetscFunctionBegin;
-  if (OnDevice(b) != OnDevice(y)) { /* the steps run where b lives, on vectors of its kind (ksp ex84's PCREDISTRIBUTE mixes host and CUDA vectors) */
+  if (MatDiagVecOnDevice_Private(b) != MatDiagVecOnDevice_Private(y)) { /* the steps run where b lives, on vectors of its kind (ksp ex84's PCREDISTRIBUTE mixes host and CUDA vectors) */
     Vec yb;
     PetscCall(VecDuplicate(b, &yb));
     if (!guesszero) PetscCall(CopyThroughHost(y, yb));
