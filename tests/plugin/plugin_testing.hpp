@@ -6,7 +6,7 @@
 
 #include <petscdiag.h>
 
-#include "petsc_compat.hpp"
+#include "core/petsc_compat.hpp"
 
 #include <cstdarg>
 #include <cstdint>

@@ -1,4 +1,4 @@
-/* PCCHEBYJACOBI (diag_pc_chebyjacobi.cpp) against PETSc's KSPCHEBYSHEV with
+/* PCCHEBYJACOBI (pc/chebyjacobi.cpp) against PETSc's KSPCHEBYSHEV with
    PCJACOBI, with diag and aij operators on a 3D DMDA (variable
    coefficients), on the GPU with CUDA vectors by default and with host
    vectors under -host_check, on any number of processes:
@@ -351,7 +351,7 @@ PetscErrorCode MGCase(const char *mtype)
 }
 
 /* PCGAMG (set up on a diag operator's aij copy, then smoothing with the diag
-   operator: diag_aij_only.cpp) with chebyjacobi smoothers: diag takes aij's
+   operator: interpose/aij_only.cpp) with chebyjacobi smoothers: diag takes aij's
    iterations and residual. */
 PetscErrorCode GamgCase(void)
 {

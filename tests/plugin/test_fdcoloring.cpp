@@ -1,4 +1,4 @@
-/* Finite-difference Jacobians by coloring (diag_companion_ops.cpp) of a diag
+/* Finite-difference Jacobians by coloring (companion/companion_ops.cpp) of a diag
    matrix on a DMDA against aij's on the host, on the GPU with CUDA vectors
    by default and with host vectors under -host_check, on any number of
    processes. The function, a two-species reaction-diffusion on a 2D grid,

@@ -1,6 +1,6 @@
 /* Galerkin products (MatPtAP, MatRARt) of a diag operator with an aij
    transfer that diag does not multiply by diagonals (rectangular, slanted
-   bands: diag_product_companion.cpp). The result must equal aij's product
+   bands: products/product_companion.cpp). The result must equal aij's product
    of the same matrices and be
    - diag when its diagonals are few and full: a linear interpolation
      (1D, and 2D on a grid) of a stencil operator, the geometric multigrid

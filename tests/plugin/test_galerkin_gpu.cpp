@@ -1,4 +1,4 @@
-/* Galerkin products of a diag operator on the GPU (diag_galerkin_device.cpp):
+/* Galerkin products of a diag operator on the GPU (device/galerkin.cpp):
    MatPtAP of a DMDA stencil operator (diag with CUDA vectors, and
    diagcuda) with the DMDA's interpolation, computed by cuSPARSE with the
    values gathered and scattered on the device. Against aij's product of

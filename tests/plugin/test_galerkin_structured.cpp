@@ -1,5 +1,5 @@
 /* PCMG's Galerkin coarse operators from the interpolation's formula
-   (diag_galerkin_structured.cpp): Galerkin PCMG on a diag operator of a
+   (pc/galerkin_structured.cpp): Galerkin PCMG on a diag operator of a
    1D, 2D and 3D DMDA (odd sizes: 2:1 vertex-centred coarsening; star and
    box stencils), with CUDA vectors (the products on the GPU) and, with
    -host_check, host vectors (on the host; on any machine), against the same

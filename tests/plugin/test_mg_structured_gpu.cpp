@@ -1,4 +1,4 @@
-/* PCMG's DMDA interpolation from its formula (diag_mg_structured.cpp):
+/* PCMG's DMDA interpolation from its formula (pc/mg_structured.cpp):
    Galerkin PCMG on a diag operator on 1D, 2D and 3D DMDAs (odd sizes, 2:1
    vertex-centred coarsening), with CUDA vectors (the formula on the GPU)
    and, with -host_check, host vectors (the formula on the host; on any

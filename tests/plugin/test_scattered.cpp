@@ -1,4 +1,4 @@
-/* Scattered matrices become aij (diag_scattered.cpp). A matrix whose rows
+/* Scattered matrices become aij (convert/scattered.cpp). A matrix whose rows
    couple to columns spread over the whole matrix (a finite-element
    operator on a refined mesh) is assembled with -mat_type diag through
    MatSetValues and through the COO interface: at its first assembly it
@@ -241,7 +241,7 @@ PetscErrorCode CheckRefusedWhenKept()
 /* The blocks PCFIELDSPLIT takes of an interleaved operator (every 4th
    row and column a second field): the off-diagonal blocks need more
    diagonals than -mat_diag_max_diagonals allows (here 100), so they stay
-   aij (host aij also with CUDA vectors: diag_convert.cpp); their
+   aij (host aij also with CUDA vectors: convert/convert.cpp); their
    products, of zero and of random vectors, into vectors holding other
    values, are aij's. */
 PetscErrorCode CheckFieldBlocks()
