@@ -19,7 +19,7 @@ static const char help[] = "Times C = A B (and AtB, ABt) of the paper's structur
    cuSPARSE's SpMM (CSR) directly on the peer's device CSR arrays. */
 
 #include "paper_matrices.hpp"
-#include "core/petsc_compat.hpp"
+#include "petsc_compat.hpp"
 
 #include <petscdevice.h>
 #include <petscdiag.h>

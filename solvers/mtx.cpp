@@ -42,7 +42,7 @@ static const char help[] = "Loads a sparse matrix, reports how it would be store
 #include <cholmod.h>
 
 #include "pdiag/convert.hpp"
-#include "core/petsc_compat.hpp"
+#include "petsc_compat.hpp"
 
 #include <algorithm>
 #include <cctype>

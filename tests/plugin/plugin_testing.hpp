@@ -6,7 +6,7 @@
 
 #include <petscdiag.h>
 
-#include "core/petsc_compat.hpp"
+#include "petsc_compat.hpp"
 
 #include <cstdarg>
 #include <cstdint>

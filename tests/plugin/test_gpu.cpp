@@ -14,7 +14,7 @@
 #include <petscdmda.h>
 #include <petscksp.h>
 
-#include "core/petsc_compat.hpp"
+#include "petsc_compat.hpp"
 #include "plugin_testing.hpp" /* EventCount only: this test keeps its own counters */
 #include "../../solvers/dm_inactive.hpp"
 

@@ -8,7 +8,7 @@
 #include <petscdiag.h>
 #include <petscpc.h>
 
-#include "core/core/petsc_compat.hpp"
+#include "core/petsc_compat.hpp"
 
 #include "pdiag/assemble.hpp"
 #include "pdiag/compress.hpp"
