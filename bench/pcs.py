@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The preconditioner table of issue 15: diag against the peer (aijcusparse)
+"""The preconditioner table: diag against the peer (aijcusparse)
 on the same GPU, same tolerance, one program run per (case, PC, type).
 
 Cases (N^3 grid points, CG, -ksp_rtol 1e-8):

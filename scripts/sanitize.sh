@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer run (issue 14): builds build-asan/ with -DDIAG_SANITIZE=ON
+# The sanitizer run (docs/reliability.md): builds build-asan/ with -DDIAG_SANITIZE=ON
 # (AddressSanitizer + UBSan on petsc-diag's own targets; Debian PETSc 3.18)
 # and runs, under it, the fault-injection suite (ctest label "faults") and
 # the plugin tests that compare every operation with aij (test_ops_vs_aij,

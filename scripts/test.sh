@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: installs, builds, and runs every test through ctest,
-# against each PETSc version in turn (DESIGN §8):
+# against each PETSc version in turn (docs/design.md, "PETSc versions"):
 #   3.18  Debian's petsc-dev, in build/ (BUILD_DIR overrides); also the
 #         Trilinos adapter (DIAG_TRILINOS=AUTO: Debian's Trilinos 13.2)
 #   3.25  PETSc 3.25 from scripts/petsc-3.25.sh (/opt/petsc-3.25, unpacked

@@ -1,5 +1,5 @@
-// CUDA numeric phase of products of diagonal-stored matrices (DESIGN.md
-// section 4, "SpGEMM" and "SpMM"); the CPU references with the same
+// CUDA numeric phase of products of diagonal-stored matrices (docs/design.md, "Products";
+// docs/kernels.md, "SpGEMM" and "SpMM"); the CPU references with the same
 // semantics are in pdiag/product.hpp and pdiag/spmm.hpp.
 //
 // HM x HM, output-stationary (the default, hm_product_numeric):

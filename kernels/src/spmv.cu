@@ -1,4 +1,4 @@
-// CUDA SpMV kernels for HM and CDM blocks (DESIGN.md section 4); the CPU
+// CUDA SpMV kernels for HM and CDM blocks (docs/kernels.md); the CPU
 // references with the same semantics are in pdiag/cpu.hpp.
 //
 // Common shape of all four kernels:

@@ -1,5 +1,5 @@
 // CUDA SpMV for compressed HM blocks: constant diagonals with exceptions
-// (DESIGN.md section 4, "Constant diagonals"; format and CPU reference in
+// (docs/kernels.md, "Constant diagonals"; format and CPU reference in
 // pdiag/compress.hpp). y = A x (+ z) in two kernels on one stream (the same
 // two passes also run the residual b - A x, hm_compressed_residual, and a
 // Chebyshev/Jacobi step with the product inside,

@@ -17,7 +17,7 @@
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh), scaling
 # (bench/scaling.sh: multi-GPU weak/strong scaling, $OUT/scaling.csv), pcs
-# (bench/pcs.py: issue 15's PC table, diag against aijcusparse, ex45 and
+# (bench/pcs.py: the preconditioner table, diag against aijcusparse, ex45 and
 # solvers/diffusion at PCS_N^3, default 257, PCS_QUICK=1: 65; $OUT/pcs.csv). Logs
 # under $OUT; a summary table is printed last.
 cd "$(dirname "$0")"
@@ -232,7 +232,7 @@ if has solvers && [ -f ./solvers.sh ]; then
   run solvers env DATA="$PWD/../data" bash ./solvers.sh
 fi
 if has pcs; then
-  # every PC of issue 15 (Jacobi, SOR, bjacobi+ILU(0), MG rediscretized and
+  # every preconditioner of the table (Jacobi, SOR, bjacobi+ILU(0), MG rediscretized and
   # Galerkin, GAMG) with CG rtol 1e-8, diag and aijcusparse on CUDA vectors,
   # one program run each with its own time limit (PCS_TIMEOUT, default 120 s)
   # and a budget for the whole section (PCS_BUDGET, default 540 s: what does

@@ -1,5 +1,5 @@
 /* fault_driver <case>: runs one fault-injection case of the diag Mat types
-   (issue 14) and reports, on every process, how it ended:
+   (docs/reliability.md) and reports, on every process, how it ended:
      faults: rank R of P: case C: ok | error E
    run_faults.py starts it under mpiexec with a time and memory limit and
    judges the outcome against the case's expectation (run_faults.py -list

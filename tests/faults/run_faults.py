@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the fault-injection cases (issue 14) and judges each outcome.
+"""Runs the fault-injection cases (docs/reliability.md) and judges each outcome.
 
   run_faults.py api   --np N --driver fault_driver --mpiexec mpiexec --work DIR
   run_faults.py files --np N --mtx mtx --mpiexec mpiexec --work DIR

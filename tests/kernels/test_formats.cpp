@@ -1,4 +1,4 @@
-// Formats and conversions: HM index math (DESIGN section 1), COO/CSR/HM/CDM
+// Formats and conversions: HM index math (docs/kernels.md), COO/CSR/HM/CDM
 // round trips against the dense reference, the structure report, and the
 // paper's n = 4 storage example (section 3, Figure 3).
 #define BOOST_TEST_MODULE formats

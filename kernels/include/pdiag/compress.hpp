@@ -1,4 +1,4 @@
-// Constant diagonals with exceptions for HM blocks (DESIGN.md section 4,
+// Constant diagonals with exceptions for HM blocks (docs/kernels.md,
 // "Constant diagonals"). A constant-coefficient stencil operator is constant
 // along each diagonal except at few places (Dirichlet rows, the +-1 diagonal
 // zero where a grid line ends, boundary-modified coefficients). Such a

@@ -2,7 +2,7 @@
 // (y = A x, y = A x + z, y = A^T x, y = A^T x + z), diagonal extraction and
 // scaling. The CUDA kernels (pdiag/cuda.hpp) have the same signatures.
 //
-// Vector addressing (DESIGN.md section 3, MPI): x of y = A x, and y of
+// Vector addressing (docs/design.md, "MPI: interior, ghosts and listed couplings"): x of y = A x, and y of
 // y = A^T x, are reached through per-diagonal shifts (see default_shift in
 // format.hpp). A null shift means the vector holds all ncols columns,
 // indexed by global column, as in a sequential matrix.

@@ -2,7 +2,7 @@
 // ICC(0) whose factors keep the matrix's stored diagonals (their
 // triangular solves: pdiag/factor_solve.hpp). The pattern of a factor is
 // the stored pattern of the matrix: every entry of every stored diagonal
-// (DESIGN §6).
+// (docs/design.md, "Factorizations and preconditioners").
 //
 // ILU(0): A ~ L U, L unit lower (the diagonals d < 0 hold its entries),
 // U upper (d > 0), the main diagonal holds 1 / U(i,i). The arithmetic is

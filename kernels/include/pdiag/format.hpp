@@ -1,6 +1,6 @@
 // Storage schemes by diagonals: HM (diagonal storage) and CDM (compact
 // diagonal storage), as in Haque, Parvez, Hossain (Algorithms 17(1):31, 2024)
-// and DESIGN.md section 1. No PETSc here: plain arrays, sizes and offsets.
+// and docs/kernels.md. No PETSc here: plain arrays, sizes and offsets.
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Level schedules of the SOR / Gauss-Seidel sweeps of an HM block and of
 // the triangular solves with its ILU(0) / ICC(0) factors (CPU reference,
-// DESIGN §6; the solves' part is at the end): the rows grouped so that the
+// docs/design.md, "Factorizations and preconditioners"; the solves' part is at the end): the rows grouped so that the
 // rows of one level can be computed at the same time and the result is the
 // sequential order's.
 //

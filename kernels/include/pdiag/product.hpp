@@ -1,7 +1,7 @@
 // CPU reference kernels for products of two diagonal-stored matrices
 // (C = op(A) op(B), op = identity or transpose), in HM and in CDM, split
 // into a symbolic phase (offsets only) and a numeric phase (values only),
-// as DESIGN.md sections 1 and 4 describe. Products with a dense block
+// as docs/design.md ("Products") describes. Products with a dense block
 // (SpMM) are in pdiag/spmm.hpp, included at the end.
 //
 // Math. C = A B has diagonal dC = dA + dB for every pair (dA, dB), and

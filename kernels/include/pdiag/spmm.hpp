@@ -1,6 +1,6 @@
 // CPU reference SpMM: C = A X with A stored by diagonals (HM or CDM) and X a
 // dense block of k columns, X and C column-major as PETSc's MATDENSE
-// stores them (DESIGN.md section 4). Row chunks of C stay in cache while
+// stores them (docs/kernels.md). Row chunks of C stay in cache while
 // every diagonal passes over them; each loaded value of A is used for up to
 // four columns at once, every access stride-1.
 //

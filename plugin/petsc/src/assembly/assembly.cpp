@@ -18,7 +18,7 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c
   if (a->scheme == pdiag::Scheme::CDM) return a->cdm.find(i, j);
   const Index d    = j - i;
   const Index nd   = a->hm.ndiag();
-  Index      &hint = a->slot_hint[c & (Mat_Diag::kSlotHints - 1)];
+  Index      &hint = a->assembly.slot_hint[c & (DiagAssembly::kSlotHints - 1)];
   Index       k    = hint;
   if (k >= nd || a->hm.offsets[k] != d) {
     if (k + 1 < nd && a->hm.offsets[k + 1] == d) k = k + 1;
@@ -37,7 +37,7 @@ static inline PetscScalar *MatDiagSlot(Mat_Diag *a, Index i, Index j, PetscInt c
    the rule, which asks the DM, is MatDiagStagedCanBecomeAIJ). */
 static inline bool MatDiagMayStageToAIJ(const Mat_Diag *a)
 {
-  return a->scattered_fill > 0 && a->scheme == pdiag::Scheme::HM;
+  return a->opt.scattered_fill > 0 && a->scheme == pdiag::Scheme::HM;
 }
 
 /* Sets a(i, j) on diagonal j - i, which is not stored: staged until
@@ -51,11 +51,11 @@ static PetscErrorCode MatDiagStage(Mat A, Index i, Index j, PetscScalar value, I
   const Index d = j - i;
 
   PetscFunctionBegin;
-  auto it = a->staged.find(d);
-  if (it == a->staged.end()) {
+  auto it = a->assembly.staged.find(d);
+  if (it == a->assembly.staged.end()) {
     const Index stored = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
-    if (!MatDiagMayStageToAIJ(a)) PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->staged.size() + 1));
-    PetscCallCXX(it = a->staged.emplace(d, pdiag::StagedDiagonal<PetscScalar>()).first);
+    if (!MatDiagMayStageToAIJ(a)) PetscCall(MatDiagCheckCount_Private(A, stored + (Index)a->assembly.staged.size() + 1));
+    PetscCallCXX(it = a->assembly.staged.emplace(d, pdiag::StagedDiagonal<PetscScalar>()).first);
   }
   PetscCallCXX(it->second.set(a->layout, d, i, value, mode == ADD_VALUES));
   PetscFunctionReturn(0);
@@ -71,23 +71,23 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
   PetscCheck(m <= 0 || rows, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValues() got %" PetscInt_FMT " rows and a NULL array of row indices", m);
   PetscCheck(n <= 0 || cols, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValues() got %" PetscInt_FMT " columns and a NULL array of column indices", n);
   if (!A->preallocated) PetscCall(MatSetUp_Diag(A)); /* not MatSetUp: MatSetValues is not collective */
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   for (PetscInt r = 0; r < m; r++) {
     const PetscInt i = rows[r];
     if (i < 0) continue;
     PetscCheck(i < A->rmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: row %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", i, A->rmap->N);
     if (i < r0 || i >= r1) {
       PetscCheck(!A->nooffprocentries, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "diag: row %" PetscInt_FMT " is not owned and MAT_NO_OFF_PROC_ENTRIES is set", i);
-      if (!a->donotstash) {
+      if (!a->assembly.donotstash) {
         /* kept here and sent to the owner at MatAssemblyEnd; checked here,
            since an error at the owner inside the collective assembly would
            leave the other processes waiting */
         for (PetscInt c = 0; c < n; c++) {
           if (cols[c] < 0) continue;
           PetscCheck(cols[c] < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", cols[c], A->cmap->N);
-          a->stash_i.push_back(i);
-          a->stash_j.push_back(cols[c]);
-          a->stash_v.push_back(v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0);
+          a->assembly.stash_i.push_back(i);
+          a->assembly.stash_j.push_back(cols[c]);
+          a->assembly.stash_v.push_back(v ? (a->assembly.roworiented ? v[r * n + c] : v[c * m + r]) : 0.0);
         }
       }
       continue;
@@ -96,17 +96,17 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       const PetscInt j = cols[c];
       if (j < 0) continue;
       PetscCheck(j < A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: column %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, A->cmap->N);
-      const PetscScalar value = v ? (a->roworiented ? v[r * n + c] : v[c * m + r]) : 0.0;
+      const PetscScalar value = v ? (a->assembly.roworiented ? v[r * n + c] : v[c * m + r]) : 0.0;
       PetscScalar      *slot  = MatDiagSlot(a, i, j, c);
       if (!slot) {
-        if (a->new_diagonals_ignored) continue;
-        PetscCheck(!a->new_diagonals_error, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which is not stored, and MAT_NEW_NONZERO_LOCATION_ERR is set", i, j, j - i);
+        if (a->assembly.new_diagonals_ignored) continue;
+        PetscCheck(!a->assembly.new_diagonals_error, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies on diagonal %" PetscInt_FMT ", which is not stored, and MAT_NEW_NONZERO_LOCATION_ERR is set", i, j, j - i);
         PetscCall(MatDiagStage(A, i, j, value, mode));
         continue;
       }
       if (mode == INSERT_VALUES) *slot = value;
       else *slot += value;
-      if (*slot == 0.0) PetscCallCXX(a->zero_sets.emplace_back(i, j)); /* a set position aij keeps */
+      if (*slot == 0.0) PetscCallCXX(a->assembly.zero_sets.emplace_back(i, j)); /* a set position aij keeps */
     }
   }
   PetscFunctionReturn(0);
@@ -135,27 +135,27 @@ static PetscErrorCode MatDiagExchangeStash(Mat A)
   Mat_Diag   *a    = (Mat_Diag *)A->data;
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
   PetscMPIInt size;
-  PetscInt    mine = (PetscInt)a->stash_i.size(), total;
+  PetscInt    mine = (PetscInt)a->assembly.stash_i.size(), total;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MPIU_Allreduce(&mine, &total, 1, MPIU_INT, MPI_SUM, comm));
   if (!total) PetscFunctionReturn(0);
   /* order the entries by owner */
-  std::vector<PetscMPIInt> owner(a->stash_i.size()), scount(size, 0), rcount(size), sdispl(size + 1, 0), rdispl(size + 1, 0);
-  for (std::size_t e = 0; e < a->stash_i.size(); e++) {
-    PetscCall(PetscLayoutFindOwner(A->rmap, a->stash_i[e], &owner[e]));
+  std::vector<PetscMPIInt> owner(a->assembly.stash_i.size()), scount(size, 0), rcount(size), sdispl(size + 1, 0), rdispl(size + 1, 0);
+  for (std::size_t e = 0; e < a->assembly.stash_i.size(); e++) {
+    PetscCall(PetscLayoutFindOwner(A->rmap, a->assembly.stash_i[e], &owner[e]));
     scount[owner[e]]++;
   }
   for (PetscMPIInt p = 0; p < size; p++) sdispl[p + 1] = sdispl[p] + scount[p];
-  std::vector<PetscInt>    si(a->stash_i.size()), sj(si.size());
+  std::vector<PetscInt>    si(a->assembly.stash_i.size()), sj(si.size());
   std::vector<PetscScalar> sv(si.size());
   std::vector<PetscMPIInt> next(sdispl.begin(), sdispl.end() - 1);
-  for (std::size_t e = 0; e < a->stash_i.size(); e++) {
+  for (std::size_t e = 0; e < a->assembly.stash_i.size(); e++) {
     const PetscMPIInt q = next[owner[e]]++;
-    si[q]               = a->stash_i[e];
-    sj[q]               = a->stash_j[e];
-    sv[q]               = a->stash_v[e];
+    si[q]               = a->assembly.stash_i[e];
+    sj[q]               = a->assembly.stash_j[e];
+    sv[q]               = a->assembly.stash_v[e];
   }
   PetscCallMPI(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm));
   for (PetscMPIInt p = 0; p < size; p++) rdispl[p + 1] = rdispl[p] + rcount[p];
@@ -164,20 +164,20 @@ static PetscErrorCode MatDiagExchangeStash(Mat A)
   PetscCallMPI(MPI_Alltoallv(si.data(), scount.data(), sdispl.data(), MPIU_INT, ri.data(), rcount.data(), rdispl.data(), MPIU_INT, comm));
   PetscCallMPI(MPI_Alltoallv(sj.data(), scount.data(), sdispl.data(), MPIU_INT, rj.data(), rcount.data(), rdispl.data(), MPIU_INT, comm));
   PetscCallMPI(MPI_Alltoallv(sv.data(), scount.data(), sdispl.data(), MPIU_SCALAR, rv.data(), rcount.data(), rdispl.data(), MPIU_SCALAR, comm));
-  a->stash_i.clear();
-  a->stash_j.clear();
-  a->stash_v.clear();
+  a->assembly.stash_i.clear();
+  a->assembly.stash_j.clear();
+  a->assembly.stash_v.clear();
   /* Setting the received entries can fail on one process only (its
      diagonal limit): the failure is caught and agreed on, so that every
      process raises an error instead of the others waiting in the next
      collective step. */
-  const PetscBool ro   = a->roworiented;
+  const PetscBool ro   = a->assembly.roworiented;
   PetscErrorCode  ierr = 0;
-  a->roworiented       = PETSC_TRUE;
+  a->assembly.roworiented       = PETSC_TRUE;
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   for (std::size_t e = 0; e < ri.size() && !ierr; e++) ierr = MatSetValues_Diag(A, 1, &ri[e], 1, &rj[e], &rv[e], A->insertmode);
   PetscCall(PetscPopErrorHandler());
-  a->roworiented = ro;
+  a->assembly.roworiented = ro;
   PetscMPIInt rank, failed = ierr ? 1 : 0, first_failed;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscMPIInt mine_failed = failed ? rank : size;
@@ -210,7 +210,7 @@ static PetscErrorCode MatDiagStagedCanBecomeAIJ(Mat A, PetscBool *can)
   const pdiag::GridStencilPattern *grid;
 
   PetscFunctionBegin;
-  *can = (MatDiagMayStageToAIJ(a) && (!a->internal_assembly || !a->coo_i.empty())) ? PETSC_TRUE : PETSC_FALSE;
+  *can = (MatDiagMayStageToAIJ(a) && (!a->assembly.internal_assembly || !a->assembly.coo_i.empty())) ? PETSC_TRUE : PETSC_FALSE;
   if (*can) {
     PetscCall(MatDiagGridPattern_Private(A, &grid));
     if (grid) *can = PETSC_FALSE;
@@ -229,16 +229,16 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   PetscMPIInt         size;
 
   PetscFunctionBegin;
-  a->staged_to_aij = PETSC_FALSE;
+  a->assembly.staged_to_aij = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (a->staged.empty() && size == 1) PetscFunctionReturn(0);
+  if (a->assembly.staged.empty() && size == 1) PetscFunctionReturn(0);
   /* MPI, HM: the staged diagonals to be listed (assembly/remote.cpp) leave the staged ones */
   std::vector<pdiag::RemoteEntry<PetscScalar>> incoming;
   std::vector<Index>                           promote;
-  if (size > 1 && a->scheme == pdiag::Scheme::HM && a->list_remote) PetscCall(MatDiagStagedToRemote_Private(A, &incoming, &promote));
+  if (size > 1 && a->scheme == pdiag::Scheme::HM && a->opt.list_remote) PetscCall(MatDiagStagedToRemote_Private(A, &incoming, &promote));
   {
     std::vector<Index> offs, staged;
-    PetscCallCXX(for (const auto &kv : a->staged) {
+    PetscCallCXX(for (const auto &kv : a->assembly.staged) {
       staged.push_back(kv.first);
       nset += kv.second.nset;
     });
@@ -270,63 +270,63 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     verdict[0] = (over_grown || over_staged || scattered) ? 1 : 0;
     verdict[1] = can ? 0 : 1;
     if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, verdict, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    a->staged_to_aij = (verdict[0] && !verdict[1]) ? PETSC_TRUE : PETSC_FALSE;
+    a->assembly.staged_to_aij = (verdict[0] && !verdict[1]) ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscErrorCode ierr = 0;
-  if (!a->staged_to_aij) {
+  if (!a->assembly.staged_to_aij) {
     ierr = MatDiagCheckBudget_Private(A, grown_count, -1);
     if (!ierr) ierr = MatDiagCheckBudget_Private(A, staged_count, nset);
   }
   if (size > 1) PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatAssemblyEnd() (the memory budget of the new diagonals)"));
   else PetscCall(ierr);
   if (ierr) {
-    a->staged.clear(); /* refused: the matrix keeps its stored diagonals and its list */
+    a->assembly.staged.clear(); /* refused: the matrix keeps its stored diagonals and its list */
     PetscFunctionReturn(0);
   }
-  if (a->staged_to_aij) {
+  if (a->assembly.staged_to_aij) {
     /* the staged entries go into the aij matrix, with the listed ones; the
        new diagonals are never stored */
     if (!incoming.empty()) DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
-    a->structure_changed = PETSC_TRUE;
+    a->assembly.structure_changed = PETSC_TRUE;
     A->nonzerostate++;
     PetscFunctionReturn(0);
   }
   if (!incoming.empty()) {
-    PetscCallCXX(for (const auto &e : incoming) if (e.v == 0.0) a->zero_sets.emplace_back(a->layout.row_begin + e.il, e.col));
+    PetscCallCXX(for (const auto &e : incoming) if (e.v == 0.0) a->assembly.zero_sets.emplace_back(a->layout.row_begin + e.il, e.col));
     DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
-    MatDiagValuesChanged(a);
-    a->structure_changed = PETSC_TRUE;
-    a->ghost_valid       = PETSC_FALSE;
+    MatDiagValuesChanged(A);
+    a->assembly.structure_changed = PETSC_TRUE;
+    a->mpi.ghost_valid       = PETSC_FALSE;
     A->nonzerostate++;
   }
-  if (a->staged.empty()) PetscFunctionReturn(0);
+  if (a->assembly.staged.empty()) PetscFunctionReturn(0);
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
-    for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->zero_sets.emplace_back(i, i + d);
+    for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->assembly.zero_sets.emplace_back(i, i + d);
   };
   if (a->scheme == pdiag::Scheme::HM) {
     std::vector<Index> offs = a->hm.offsets;
-    for (const auto &kv : a->staged) offs.push_back(kv.first);
+    for (const auto &kv : a->assembly.staged) offs.push_back(kv.first);
     Hm grown;
-    DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->staged));
-    PetscCallCXX(for (const auto &kv : a->staged) record_set_zeros(kv.first, kv.second, grown.val.data() + grown.start[grown.find_diagonal(kv.first)]));
+    DiagCallKernel(grown = pdiag::hm_regrid(a->hm, offs); pdiag::hm_set_staged(grown, a->assembly.staged));
+    PetscCallCXX(for (const auto &kv : a->assembly.staged) record_set_zeros(kv.first, kv.second, grown.val.data() + grown.start[grown.find_diagonal(kv.first)]));
     /* listed entries on diagonals that are stored now go onto them */
     PetscCallCXX(for (const auto &e : pdiag::remote_entries_take(a->remote, a->layout.row_begin, promote)) * grown.find(a->layout.row_begin + e.il, e.col) = e.v);
     PetscCall(MatDiagReplaceStorage_Private(A, std::move(grown)));
   } else {
     std::vector<Index> koffs = a->cdm.koffsets;
-    for (const auto &kv : a->staged) koffs.push_back(kv.first < 0 ? kv.first + a->layout.ncols : kv.first);
+    for (const auto &kv : a->assembly.staged) koffs.push_back(kv.first < 0 ? kv.first + a->layout.ncols : kv.first);
     Cdm grown;
-    DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_staged(grown, a->staged));
-    PetscCallCXX(for (const auto &kv : a->staged) {
+    DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs); pdiag::cdm_set_staged(grown, a->assembly.staged));
+    PetscCallCXX(for (const auto &kv : a->assembly.staged) {
       const Index d = kv.first;
       record_set_zeros(d, kv.second, grown.val.data() + grown.view().pos(grown.find_diagonal(d < 0 ? d + a->layout.ncols : d), a->layout.lo(d)));
     });
     PetscCall(MatDiagCheckCount_Private(A, grown.ndiag()));
     a->cdm = std::move(grown);
-    a->staged.clear();
-    a->structure_changed = PETSC_TRUE;
-    a->ghost_valid       = PETSC_FALSE;
+    a->assembly.staged.clear();
+    a->assembly.structure_changed = PETSC_TRUE;
+    a->mpi.ghost_valid       = PETSC_FALSE;
     A->nonzerostate++;
   }
   PetscFunctionReturn(0);
@@ -343,8 +343,8 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
   PetscFunctionBegin;
   /* a block listing entries stays HM under auto (CDM has no list: it would
      store them as diagonals, which the list is there to avoid) */
-  if (a->storage_req == MAT_DIAG_STORAGE_HM || A->rmap->N != A->cmap->N || (a->remote_any && a->storage_req == MAT_DIAG_STORAGE_AUTO)) want = pdiag::Scheme::HM;
-  else if (a->storage_req == MAT_DIAG_STORAGE_CDM) want = pdiag::Scheme::CDM;
+  if (a->opt.storage_req == MAT_DIAG_STORAGE_HM || A->rmap->N != A->cmap->N || (a->remote_any && a->opt.storage_req == MAT_DIAG_STORAGE_AUTO)) want = pdiag::Scheme::HM;
+  else if (a->opt.storage_req == MAT_DIAG_STORAGE_CDM) want = pdiag::Scheme::CDM;
   else {
     /* bytes of the two schemes, summed over the processes */
     double bytes[2] = {0, 0}, sum[2];
@@ -373,7 +373,7 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     DiagCallKernel(count = pdiag::cdm_count(a->layout, a->hm.offsets));
     PetscCall(MatDiagCheckBudgetAll_Private(A, count, -1));
   }
-  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagDeviceTry(host_values_ensure, A));
   if (want == pdiag::Scheme::CDM) {
     Cdm cdm;
     DiagCallKernel(cdm = pdiag::cdm_from_hm(a->hm));
@@ -386,10 +386,10 @@ PetscErrorCode MatDiagApplyStorage_Private(Mat A)
     a->cdm = Cdm();
   }
   a->scheme            = want;
-  MatDiagValuesChanged(a);
-  a->ForgetSlotHints();
-  a->structure_changed = PETSC_TRUE;
-  a->ghost_valid       = PETSC_FALSE;
+  MatDiagValuesChanged(A);
+  a->assembly.ForgetSlotHints();
+  a->assembly.structure_changed = PETSC_TRUE;
+  a->mpi.ghost_valid       = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -401,23 +401,23 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   PetscFunctionBegin;
   /* values only the device has come back; deferred host values (a GPU
      product's result) are allocated only if this assembly needs them */
-  PetscCall(MatDiagSyncHostData_Private(a));
-  if (!a->staged.empty() || !a->stash_i.empty()) PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagDeviceTry(sync_host_data, A));
+  if (!a->assembly.staged.empty() || !a->assembly.stash_i.empty()) PetscCall(MatDiagDeviceTry(host_values_ensure, A));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatDiagMergeStaged(A));
   PetscCallCXX({
-    std::sort(a->zero_sets.begin(), a->zero_sets.end());
-    a->zero_sets.erase(std::unique(a->zero_sets.begin(), a->zero_sets.end()), a->zero_sets.end());
+    std::sort(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end());
+    a->assembly.zero_sets.erase(std::unique(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end()), a->assembly.zero_sets.end());
   });
   /* auto storage and the check for a scattered structure decide with
      reductions over all processes, but new diagonals may have arrived on
      some processes only: decide together */
   if (size > 1) {
     PetscBool changed;
-    PetscCall(MPIU_Allreduce(&a->structure_changed, &changed, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-    a->structure_changed = changed;
+    PetscCall(MPIU_Allreduce(&a->assembly.structure_changed, &changed, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    a->assembly.structure_changed = changed;
   }
   /* a new nonzero location on one process is a new nonzero pattern for the
      whole matrix (PCSetUp decides by it on every process, and would take
@@ -425,14 +425,14 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
      nonzero state as mpiaij's assembly does */
   if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &A->nonzerostate, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
   if (size > 1) PetscCall(MatDiagRemoteAgree_Private(A));
-  if (a->structure_changed) {
-    if (!a->internal_assembly) {
+  if (a->assembly.structure_changed) {
+    if (!a->assembly.internal_assembly) {
       PetscBool converted;
       PetscCall(MatDiagConvertIfScattered_Private(A, -1, NULL, NULL, &converted));
       if (converted) PetscFunctionReturn(0); /* A is an aij matrix now */
-    } else if (a->staged_to_aij) PetscFunctionReturn(0); /* MatSetPreallocationCOO() converts it with its entries */
+    } else if (a->assembly.staged_to_aij) PetscFunctionReturn(0); /* MatSetPreallocationCOO() converts it with its entries */
     PetscCall(MatDiagApplyStorage_Private(A));
-    a->structure_changed = PETSC_FALSE;
+    a->assembly.structure_changed = PETSC_FALSE;
   }
   PetscCall(MatDiagSyncStructure_Private(A));
   /* a value that became nonzero where the aij copy has no entry is a new
@@ -440,18 +440,18 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
      (and refreshed) now, so that the nonzero state a preconditioner reads
      at its next set-up tells it (else a factorization would reuse a
      symbolic phase of another structure). Only matrices that keep a copy. */
-  if (a->companion && a->companion_nzstate == A->nonzerostate) {
+  if (a->aij.companion && a->aij.companion_nzstate == A->nonzerostate) {
     Mat              C;
     PetscObjectState state;
-    a->companion_state = -1; /* refreshed whatever the state says */
+    a->aij.companion_state = -1; /* refreshed whatever the state says */
     A->assembled       = PETSC_TRUE; /* as MatAssemblyEnd() sets it after this op */
     PetscCall(MatDiagGetCompanion_Private(A, "the new nonzero locations of an assembly", &C));
     /* MatAssemblyEnd() increases the state by one after this op (3.18 and
        3.25): the copy is current for that state */
     PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-    a->companion_state = state + 1;
+    a->aij.companion_state = state + 1;
   }
-  if (!a->defer_upload) PetscCall(MatDiagDeviceAssemblyEnd_Private(A));
+  if (!a->assembly.defer_upload) PetscCall(MatDiagDeviceTry(assembly_end, A));
   PetscFunctionReturn(0);
 }
 
@@ -460,11 +460,11 @@ PetscErrorCode MatZeroEntries_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   std::fill(a->hm.val.begin(), a->hm.val.end(), 0.0);
   std::fill(a->cdm.val.begin(), a->cdm.val.end(), 0.0);
   std::fill(a->remote.val.begin(), a->remote.val.end(), 0.0);
-  for (auto &kv : a->staged) kv.second.zero();
+  for (auto &kv : a->assembly.staged) kv.second.zero();
   PetscFunctionReturn(0);
 }
 
@@ -492,22 +492,22 @@ PetscErrorCode MatSetPreallocationCOO_Diag(Mat A, PetscCount ncoo, PetscInt coo_
     PetscCheck(!any, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: a COO entry of another process is outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix, or its arguments are wrong (see that process's error)", A->rmap->N, A->cmap->N);
   }
   PetscCall(MatSetUp_Diag(A));
-  a->list_remote = PETSC_FALSE; /* COO slots are positions in the diagonals' values: no list (a DMDA's set-up may have made one, stored as diagonals below) */
-  a->coo_i.assign(coo_i, coo_i + ncoo);
-  a->coo_j.assign(coo_j, coo_j + ncoo);
+  a->opt.list_remote = PETSC_FALSE; /* COO slots are positions in the diagonals' values: no list (a DMDA's set-up may have made one, stored as diagonals below) */
+  a->assembly.coo_i.assign(coo_i, coo_i + ncoo);
+  a->assembly.coo_j.assign(coo_j, coo_j + ncoo);
   for (PetscCount e = 0; e < ncoo; e++) {
     if (coo_i[e] < 0 || coo_j[e] < 0) continue;
     PetscCall(MatSetValue(A, coo_i[e], coo_j[e], 0.0, ADD_VALUES));
   }
-  a->internal_assembly = PETSC_TRUE; /* a scattered structure is converted below, with the COO entries */
+  a->assembly.internal_assembly = PETSC_TRUE; /* a scattered structure is converted below, with the COO entries */
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  a->internal_assembly = PETSC_FALSE;
-  if (!a->staged_to_aij) PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
-  a->coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
+  a->assembly.internal_assembly = PETSC_FALSE;
+  if (!a->assembly.staged_to_aij) PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatSetPreallocationCOO()"));
+  a->assembly.coo_state = -1; /* slots are computed at the first MatSetValuesCOO */
   {
     PetscBool converted;
-    PetscCall(MatDiagConvertIfScattered_Private(A, ncoo, a->coo_i.data(), a->coo_j.data(), &converted));
+    PetscCall(MatDiagConvertIfScattered_Private(A, ncoo, a->assembly.coo_i.data(), a->assembly.coo_j.data(), &converted));
   }
   PetscFunctionReturn(0);
 }
@@ -518,23 +518,23 @@ PetscErrorCode MatDiagCOOSlots_Private(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagHostValuesEnsure_Private(a)); /* slots are positions in the host array */
+  PetscCall(MatDiagDeviceTry(host_values_ensure, A)); /* slots are positions in the host array */
   PetscCheck(a->remote.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: COO assembly of a matrix listing entries");
   PetscScalar *base = a->values();
-  a->coo_slot.assign(a->coo_i.size(), -1);
-  a->coo_remote = PETSC_FALSE;
-  for (std::size_t e = 0; e < a->coo_i.size(); e++) {
-    const PetscInt i = a->coo_i[e], j = a->coo_j[e];
+  a->assembly.coo_slot.assign(a->assembly.coo_i.size(), -1);
+  a->assembly.coo_remote = PETSC_FALSE;
+  for (std::size_t e = 0; e < a->assembly.coo_i.size(); e++) {
+    const PetscInt i = a->assembly.coo_i[e], j = a->assembly.coo_j[e];
     if (i < 0 || j < 0) continue;
     if (i < a->layout.row_begin || i >= a->layout.row_end()) {
-      a->coo_remote = PETSC_TRUE;
+      a->assembly.coo_remote = PETSC_TRUE;
       continue;
     }
     PetscScalar *slot = MatDiagSlot(a, i, j, 0); /* one hint: the previous entry's diagonal */
     PetscCheck(slot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: COO entry (%" PetscInt_FMT ", %" PetscInt_FMT ") has no slot", i, j);
-    a->coo_slot[e] = slot - base;
+    a->assembly.coo_slot[e] = slot - base;
   }
-  a->coo_state = A->nonzerostate;
+  a->assembly.coo_state = A->nonzerostate;
   PetscFunctionReturn(0);
 }
 
@@ -544,9 +544,9 @@ PetscErrorCode MatSetValuesCOO_Diag(Mat A, const PetscScalar v[], InsertMode mod
   Mat_Diag *a    = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCheck(v || a->coo_i.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValuesCOO() got a NULL array of values");
+  PetscCheck(v || a->assembly.coo_i.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "diag: MatSetValuesCOO() got a NULL array of values");
   /* values in device memory: scattered on the device (device/device.cpp) */
-  PetscCall(MatDiagSetValuesCOODevice_Private(A, v, mode, &done));
+  PetscCall(MatDiagDeviceTry(set_values_coo, A, v, mode, &done));
   if (!done) PetscCall(MatDiagSetValuesCOOHost_Private(A, v, mode));
   PetscFunctionReturn(0);
 }
@@ -558,17 +558,17 @@ PetscErrorCode MatDiagSetValuesCOOHost_Private(Mat A, const PetscScalar v[], Ins
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
-  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
-  MatDiagValuesChanged(a);
+  PetscCall(MatDiagDeviceTry(sync_host, A));
+  if (a->assembly.coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
+  MatDiagValuesChanged(A);
   if (mode == INSERT_VALUES) PetscCall(MatZeroEntries_Diag(A));
   PetscScalar *val = a->values();
-  DiagCallKernel(pdiag::scatter_add(val, a->coo_slot.data(), v, (Index)a->coo_slot.size()));
-  if (a->coo_remote) {
-    for (std::size_t e = 0; e < a->coo_i.size(); e++) {
-      const PetscInt i = a->coo_i[e];
-      if (i < 0 || a->coo_j[e] < 0 || (i >= a->layout.row_begin && i < a->layout.row_end())) continue;
-      PetscCall(MatSetValue(A, i, a->coo_j[e], v[e], ADD_VALUES));
+  DiagCallKernel(pdiag::scatter_add(val, a->assembly.coo_slot.data(), v, (Index)a->assembly.coo_slot.size()));
+  if (a->assembly.coo_remote) {
+    for (std::size_t e = 0; e < a->assembly.coo_i.size(); e++) {
+      const PetscInt i = a->assembly.coo_i[e];
+      if (i < 0 || a->assembly.coo_j[e] < 0 || (i >= a->layout.row_begin && i < a->layout.row_end())) continue;
+      PetscCall(MatSetValue(A, i, a->assembly.coo_j[e], v[e], ADD_VALUES));
     }
   }
   /* ... and sent now: the assembly that MatSetValuesCOO() runs next may not

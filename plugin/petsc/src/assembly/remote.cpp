@@ -27,7 +27,7 @@ PetscErrorCode MatDiagRemoteToDiagonals_Private(Mat A, const char *op)
 
   PetscFunctionBegin;
   if (!a->remote_any) PetscFunctionReturn(0);
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   std::vector<Index> offs = a->hm.offsets;
   PetscCallCXX(for (const auto &kv : pdiag::remote_entries_per_diagonal(a->remote, a->layout.row_begin)) offs.push_back(kv.first));
   pdiag::StorageCount count;
@@ -40,17 +40,17 @@ PetscErrorCode MatDiagRemoteToDiagonals_Private(Mat A, const char *op)
     PetscCall(PetscInfo(A, "diag: %s reads diagonals only: the %" PetscInt_FMT " listed entries go onto %" PetscInt_FMT " diagonals of their own\n", op, (PetscInt)a->remote.size(), (PetscInt)(grown.ndiag() - a->hm.ndiag())));
     a->hm     = std::move(grown);
     a->remote = pdiag::RemoteEntries<PetscScalar>();
-    a->ForgetSlotHints();
+    a->assembly.ForgetSlotHints();
   }
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   a->remote_any  = PETSC_FALSE;
-  a->ghost_valid = PETSC_FALSE; /* on every process: its set-up is collective */
+  a->mpi.ghost_valid = PETSC_FALSE; /* on every process: its set-up is collective */
   PetscFunctionReturn(0);
 }
 
 /* At a merge of staged diagonals (HM, MPI, -mat_diag_list_remote): takes the
    staged diagonals whose entries are to be listed (pdiag::lists_as_remote,
-   counting the entries already listed on them) out of a->staged into
+   counting the entries already listed on them) out of a->assembly.staged into
    *incoming; *promote gets the listed diagonals that keep staged entries,
    whose listed entries go onto the new diagonal. Not collective. */
 PetscErrorCode MatDiagStagedToRemote_Private(Mat A, std::vector<pdiag::RemoteEntry<PetscScalar>> *incoming, std::vector<Index> *promote)
@@ -63,13 +63,13 @@ PetscErrorCode MatDiagStagedToRemote_Private(Mat A, std::vector<pdiag::RemoteEnt
   promote->clear();
   std::map<Index, Index> listed;
   PetscCallCXX(listed = pdiag::remote_entries_per_diagonal(a->remote, L.row_begin));
-  for (auto it = a->staged.begin(); it != a->staged.end();) {
+  for (auto it = a->assembly.staged.begin(); it != a->assembly.staged.end();) {
     const Index d = it->first;
     const auto  l = listed.find(d);
     std::vector<std::pair<Index, PetscScalar>> set;
     bool outside = it->second.dense.empty();
     if (outside) PetscCallCXX(set = it->second.row_values());
-    for (const auto &e : set) outside = outside && (e.first + d < a->col_begin || e.first + d >= a->col_end);
+    for (const auto &e : set) outside = outside && (e.first + d < a->mpi.col_begin || e.first + d >= a->mpi.col_end);
     const Index count = (Index)set.size() + (l == listed.end() ? 0 : l->second);
     if (!pdiag::lists_as_remote(L, kListFillRatio, d, count, outside)) {
       if (l != listed.end()) PetscCallCXX(promote->push_back(d));
@@ -77,7 +77,7 @@ PetscErrorCode MatDiagStagedToRemote_Private(Mat A, std::vector<pdiag::RemoteEnt
       continue;
     }
     PetscCallCXX(for (const auto &e : set) incoming->push_back({e.first - L.row_begin, e.first + d, e.second}));
-    it = a->staged.erase(it);
+    it = a->assembly.staged.erase(it);
   }
   PetscFunctionReturn(0);
 }
@@ -98,7 +98,7 @@ PetscErrorCode MatDiagGridRemoteSplit_Private(Mat A, std::vector<Index> *offsets
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   pdiag::PatternSplit<PetscScalar> split;
   /* only the box's face rows can couple to other processes: the walk is the box's surface */
-  DiagCallKernel(split = pdiag::split_pattern_remote<PetscScalar>(a->layout, a->col_begin, a->col_end, kListFillRatio, pattern->face_rows(rank), pattern->interior_offsets(rank), [pattern](Index i) { return pattern->couplings(i); }));
+  DiagCallKernel(split = pdiag::split_pattern_remote<PetscScalar>(a->layout, a->mpi.col_begin, a->mpi.col_end, kListFillRatio, pattern->face_rows(rank), pattern->interior_offsets(rank), [pattern](Index i) { return pattern->couplings(i); }));
   if (split.listed.empty()) PetscFunctionReturn(0);
   std::vector<Index> kept;
   PetscCallCXX({

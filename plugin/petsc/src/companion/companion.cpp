@@ -1,5 +1,5 @@
-/* The aij companion of a diag matrix (DESIGN §6, "conversion where the
-   diagonals do not pay"). Preconditioners and solvers that work on the
+/* The aij companion of a diag matrix (docs/design.md, "The aij companion").
+   Preconditioners and solvers that work on the
    graph of a matrix (orderings, overlapping subdomains, AMG graphs, coloring
    for finite differences, external factorizations) read aij's compressed
    rows. For those, a diag matrix keeps an aij copy of itself: built once,
@@ -111,11 +111,11 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   PetscCall(MatDiagGridPattern_Private(A, &rule->stencil));
   rule->square = A->rmap->N == A->cmap->N;
   rule->r0     = A->rmap->rstart;
-  if (!a->zero_sets.empty()) rule->zero_sets = &a->zero_sets;
-  if (sticky && a->aij_pattern_nzstate == A->nonzerostate) {
-    rule->prev_rowptr      = &a->aij_rowptr;
-    rule->prev_has_stencil = a->aij_pattern_has_stencil;
-    rule->prev_colidx = &a->aij_colidx;
+  if (!a->assembly.zero_sets.empty()) rule->zero_sets = &a->assembly.zero_sets;
+  if (sticky && a->aij.pattern_nzstate == A->nonzerostate) {
+    rule->prev_rowptr      = &a->aij.rowptr;
+    rule->prev_has_stencil = a->aij.pattern_has_stencil;
+    rule->prev_colidx = &a->aij.colidx;
   }
   PetscFunctionReturn(0);
 }
@@ -134,7 +134,7 @@ static PetscErrorCode MatDiagAijView(Mat A, bool sticky, AijView *v)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   PetscCall(MatDiagAijEntries(A, sticky, &v->rule));
   if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(v->from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
   v->hm     = a->scheme == pdiag::Scheme::HM ? &a->hm : &v->from_cdm;
@@ -188,14 +188,14 @@ PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (a->aij_count_state != state || a->aij_count_nzstate != A->nonzerostate) {
+  if (a->aij.count_state != state || a->aij.count_nzstate != A->nonzerostate) {
     AijView v;
     PetscCall(MatDiagAijView(A, true, &v));
-    DiagCallKernel(a->aij_count = pdiag::hm_count_if(*v.hm, v.rule, v.remote));
-    a->aij_count_state   = state;
-    a->aij_count_nzstate = A->nonzerostate;
+    DiagCallKernel(a->aij.count = pdiag::hm_count_if(*v.hm, v.rule, v.remote));
+    a->aij.count_state   = state;
+    a->aij.count_nzstate = A->nonzerostate;
   }
-  *count = a->aij_count;
+  *count = a->aij.count;
   PetscFunctionReturn(0);
 }
 
@@ -214,13 +214,13 @@ PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (a->inode_state == state) {
-    *use = a->inode_use;
+  if (a->cache.inode_state == state) {
+    *use = a->cache.inode_use;
     PetscFunctionReturn(0);
   }
-  const PetscInt limit = a->inode_limit; /* aij's options, read at creation (MatDiagInodeOptions) */
+  const PetscInt limit = a->opt.inode_limit; /* aij's options, read at creation (MatDiagInodeOptions) */
   *use                 = PETSC_FALSE;
-  if (a->inode_allowed && A->rmap->n > 0 && limit > 1) {
+  if (a->opt.inode_allowed && A->rmap->n > 0 && limit > 1) {
     AijEntries         rule;
     const Hm          *hm; /* CDM storage: the HM copy SOR sweeps on, kept per state */
     std::vector<Index> sizes;
@@ -230,8 +230,8 @@ PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
     *use = (double)sizes.size() <= 0.8 * (double)A->rmap->n ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscInfo(A, "diag: %zu inodes of %" PetscInt_FMT " rows: aij would %s inode routines\n", sizes.size(), A->rmap->n, *use ? "use" : "not use"));
   }
-  a->inode_state = state;
-  a->inode_use   = *use;
+  a->cache.inode_state = state;
+  a->cache.inode_use   = *use;
   PetscFunctionReturn(0);
 }
 
@@ -448,30 +448,30 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "diag: %s needs an assembled matrix", purpose);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (a->companion && a->companion_state == state) {
-    PetscCall(MatDiagSyncProperties_Private(A, a->companion));
-    *C = a->companion;
+  if (a->aij.companion && a->aij.companion_state == state) {
+    PetscCall(MatDiagSyncProperties_Private(A, a->aij.companion));
+    *C = a->aij.companion;
     PetscFunctionReturn(0);
   }
-  const bool same_structure = a->companion && a->companion_nzstate == A->nonzerostate;
+  const bool same_structure = a->aij.companion && a->aij.companion_nzstate == A->nonzerostate;
   AijView    v;
   PetscBool  same = PETSC_FALSE, all_same;
   PetscCall(MatDiagAijView(A, true, &v));
   /* the pattern checked without building it: a value that became nonzero
      where the copy had no entry is a new nonzero location */
-  if (same_structure && a->aij_pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij_rowptr, a->aij_colidx, v.remote) ? PETSC_TRUE : PETSC_FALSE);
+  if (same_structure && a->aij.pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij.rowptr, a->aij.colidx, v.remote) ? PETSC_TRUE : PETSC_FALSE);
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) {
     PetscBool seq;
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)a->companion, MATSEQAIJ, &seq));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)a->aij.companion, MATSEQAIJ, &seq));
     if (seq) { /* same order as aij's rows: the values straight into its array */
       PetscScalar *out;
-      PetscCall(MatSeqAIJGetArrayWrite(a->companion, &out));
+      PetscCall(MatSeqAIJGetArrayWrite(a->aij.companion, &out));
       DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote));
-      PetscCall(MatSeqAIJRestoreArrayWrite(a->companion, &out));
+      PetscCall(MatSeqAIJRestoreArrayWrite(a->aij.companion, &out));
     } else {
       DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule, v.remote));
-      PetscCall(MatDiagRefreshAIJ(A, csr, a->companion));
+      PetscCall(MatDiagRefreshAIJ(A, csr, a->aij.companion));
     }
   } else {
     Mat                fresh;
@@ -480,23 +480,23 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
     DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx, v.remote));
     PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote); }, MATAIJ, &fresh));
-    a->companion_builds++;
-    if (a->companion) PetscCall(MatHeaderReplace(a->companion, &fresh)); /* handles others hold stay valid */
-    else a->companion = fresh;
+    a->aij.companion_builds++;
+    if (a->aij.companion) PetscCall(MatHeaderReplace(a->aij.companion, &fresh)); /* handles others hold stay valid */
+    else a->aij.companion = fresh;
     const char *prefix;
     PetscCall(MatGetOptionsPrefix(A, &prefix));
-    PetscCall(MatSetOptionsPrefix(a->companion, prefix));
-    if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
-    PetscCallCXX(a->aij_rowptr = std::move(rowptr)); /* after the last use of v.rule, which may read the previous pattern */
-    PetscCallCXX(a->aij_colidx = std::move(colidx));
-    a->aij_pattern_nzstate     = A->nonzerostate;
-    a->aij_pattern_has_stencil = PETSC_TRUE;
+    PetscCall(MatSetOptionsPrefix(a->aij.companion, prefix));
+    if (A->rmap->mapping && A->cmap->mapping) PetscCall(MatSetLocalToGlobalMapping(a->aij.companion, A->rmap->mapping, A->cmap->mapping)); /* finite differences with ghosted vectors need it */
+    PetscCallCXX(a->aij.rowptr = std::move(rowptr)); /* after the last use of v.rule, which may read the previous pattern */
+    PetscCallCXX(a->aij.colidx = std::move(colidx));
+    a->aij.pattern_nzstate     = A->nonzerostate;
+    a->aij.pattern_has_stencil = PETSC_TRUE;
   }
-  if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->companion, A->factorprefix));
-  PetscCall(MatDiagSyncProperties_Private(A, a->companion));
-  a->companion_state   = state;
-  a->companion_nzstate = A->nonzerostate;
-  *C                   = a->companion;
+  if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->aij.companion, A->factorprefix));
+  PetscCall(MatDiagSyncProperties_Private(A, a->aij.companion));
+  a->aij.companion_state   = state;
+  a->aij.companion_nzstate = A->nonzerostate;
+  *C                   = a->aij.companion;
   PetscFunctionReturn(0);
 }
 
@@ -506,7 +506,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
 PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
 {
   Mat_Diag *a = (Mat_Diag *)A->data;
-  Mat       C = a->companion;
+  Mat       C = a->aij.companion;
 
   PetscFunctionBegin;
   PetscCall(MatZeroEntries(A));
@@ -520,8 +520,8 @@ PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &a->companion_state));
-  a->companion_nzstate = A->nonzerostate;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &a->aij.companion_state));
+  a->aij.companion_nzstate = A->nonzerostate;
   PetscFunctionReturn(0);
 }
 
@@ -533,9 +533,9 @@ PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows,
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij_rowptr, a->aij_colidx));
-  a->aij_pattern_nzstate     = A->nonzerostate;
-  a->aij_pattern_has_stencil = PETSC_FALSE;
+  DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij.rowptr, a->aij.colidx));
+  a->aij.pattern_nzstate     = A->nonzerostate;
+  a->aij.pattern_has_stencil = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -546,20 +546,20 @@ PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat A, PetscInt m, const PetscInt
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCallCXX(a->aij_rowptr.assign(ia, ia + m + 1));
-  PetscCallCXX(a->aij_colidx.assign(ja, ja + ia[m]));
-  a->aij_pattern_nzstate     = A->nonzerostate;
-  a->aij_pattern_has_stencil = PETSC_FALSE;
+  PetscCallCXX(a->aij.rowptr.assign(ia, ia + m + 1));
+  PetscCallCXX(a->aij.colidx.assign(ja, ja + ia[m]));
+  a->aij.pattern_nzstate     = A->nonzerostate;
+  a->aij.pattern_has_stencil = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *a)
 {
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&a->companion));
-  a->aij_rowptr.clear();
-  a->aij_colidx.clear();
-  a->aij_pattern_nzstate = -1;
-  a->companion_state = a->companion_nzstate = -1;
+  PetscCall(MatDestroy(&a->aij.companion));
+  a->aij.rowptr.clear();
+  a->aij.colidx.clear();
+  a->aij.pattern_nzstate = -1;
+  a->aij.companion_state = a->aij.companion_nzstate = -1;
   PetscFunctionReturn(0);
 }

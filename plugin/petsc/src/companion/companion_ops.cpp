@@ -20,8 +20,8 @@ PetscErrorCode MatInodeAdjustForInodes_Diag(Mat A, IS *rperm, IS *cperm)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatInodeAdjustForInodes() without MatGetRowIJ()");
-  PetscCall(MatInodeAdjustForInodes(a->companion, rperm, cperm));
+  PetscCheck(a->aij.companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatInodeAdjustForInodes() without MatGetRowIJ()");
+  PetscCall(MatInodeAdjustForInodes(a->aij.companion, rperm, cperm));
   PetscFunctionReturn(0);
 }
 
@@ -51,12 +51,12 @@ PetscErrorCode MatRestoreRowIJ_Diag(Mat A, PetscInt shift, PetscBool symmetric, 
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  if (!ia && !ja && !a->companion) { /* after a size-only MatGetRowIJ */
+  if (!ia && !ja && !a->aij.companion) { /* after a size-only MatGetRowIJ */
     *done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
-  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRowIJ() without MatGetRowIJ()");
-  PetscCall(MatRestoreRowIJ(a->companion, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscCheck(a->aij.companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreRowIJ() without MatGetRowIJ()");
+  PetscCall(MatRestoreRowIJ(a->aij.companion, shift, symmetric, inodecompressed, n, ia, ja, done));
   PetscFunctionReturn(0);
 }
 
@@ -75,8 +75,8 @@ PetscErrorCode MatRestoreColumnIJ_Diag(Mat A, PetscInt shift, PetscBool symmetri
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCheck(a->companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreColumnIJ() without MatGetColumnIJ()");
-  PetscCall(MatRestoreColumnIJ(a->companion, shift, symmetric, inodecompressed, n, ia, ja, done));
+  PetscCheck(a->aij.companion, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRestoreColumnIJ() without MatGetColumnIJ()");
+  PetscCall(MatRestoreColumnIJ(a->aij.companion, shift, symmetric, inodecompressed, n, ia, ja, done));
   PetscFunctionReturn(0);
 }
 
@@ -212,13 +212,11 @@ PetscErrorCode MatFDColoringApply_Diag(Mat, MatFDColoring, Vec, void *);
 
 /* MatFDColoringCreate() makes the work vectors w1, w2 with MatCreateVecs()
    of J, CUDA vectors for a diag matrix with CUDA vectors, and binds them to
-   the CPU. On several processes the Jacobian then came out wrong, with
-   aijcusparse as with diag (PETSc 3.25 on an H200: test_fdcoloring's
-   Jacobians off by 1e9 on 2 and 3 processes, right on 1; ts ex26 and snes
-   ex14 diverged), while a host aij Jacobian, whose work vectors are host
-   vectors, gives the CPU's. Which of PETSc's vector operations leaves the
-   bound vectors' host values stale was not pinned down. The differences
-   are computed on the host companion anyway: they get its host vectors. */
+   the CPU. On several processes such bound CUDA work vectors give wrong
+   Jacobians (with aijcusparse as with diag; tests/plugin/test_fdcoloring),
+   while a host aij Jacobian, whose work vectors are host vectors, gives the
+   CPU's. The differences are computed on the host companion anyway: they
+   get its host vectors. */
 static PetscErrorCode MatFDColoringHostWorkVectors(Mat C, MatFDColoring c)
 {
   PetscBool cuda;
@@ -260,9 +258,9 @@ PetscErrorCode MatFDColoringApply_Diag(Mat J, MatFDColoring c, Vec x, void *sctx
   Mat_Diag *a = (Mat_Diag *)J->data;
 
   PetscFunctionBegin;
-  PetscCheck(a->companion && a->companion_nzstate == J->nonzerostate, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(a->aij.companion && a->aij.companion_nzstate == J->nonzerostate, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_WRONGSTATE,
              "diag: the structure of the matrix changed since MatFDColoringSetUp(); create the coloring again");
-  PetscCall((*a->companion->ops->fdcoloringapply)(a->companion, c, x, sctx));
+  PetscCall((*a->aij.companion->ops->fdcoloringapply)(a->aij.companion, c, x, sctx));
   PetscCall(MatDiagTakeCompanionValues_Private(J));
   PetscFunctionReturn(0);
 }

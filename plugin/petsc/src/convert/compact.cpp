@@ -99,7 +99,7 @@ PetscErrorCode MatDiagAIJCompactOffsets_Private(Mat S, double max_fill, PetscBoo
   double             loc[2] = {0, 0}, glob[2];
   PetscInt64         nd, most;
   PetscBool          over;
-  const std::size_t  cap = kMaxDiagonalsDefault;
+  const std::size_t  cap = (std::size_t)MatDiagMaxDiagonalsDefault_Private();
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(S, &rstart, &rend));
@@ -131,7 +131,7 @@ PetscErrorCode MatDiagIsScattered_Private(Mat A, PetscBool *scattered)
   PetscInt64 nd, most;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   Index nnz;
   DiagCallKernel(nnz = a->scheme == pdiag::Scheme::HM ? pdiag::count_nonzeros(a->hm.view()) : pdiag::count_nonzeros(a->cdm.view()));
   loc[0] = (double)nnz;

@@ -59,11 +59,11 @@ static PetscErrorCode MatDiagHmFromRows(Mat A, Mat B, std::vector<Index> *rows, 
   PetscCall(MatDiagSetLayout_Private(B));
   /* MPI: couplings to other processes on sparsely filled diagonals of their own are listed (assembly/remote.cpp) */
   std::vector<Index> hm_rows, hm_cols;
-  const bool         list = b->list_remote && b->storage_req != MAT_DIAG_STORAGE_CDM && B->rmap->n < B->rmap->N;
+  const bool         list = b->opt.list_remote && b->opt.storage_req != MAT_DIAG_STORAGE_CDM && B->rmap->n < B->rmap->N;
   if (list) {
     PetscCallCXX(hm_rows = *rows);
     PetscCallCXX(hm_cols = *cols);
-    DiagCallKernel(*remote = pdiag::coo_take_remote(b->layout, b->col_begin, b->col_end, kListFillRatio, hm_rows, hm_cols, vals));
+    DiagCallKernel(*remote = pdiag::coo_take_remote(b->layout, b->mpi.col_begin, b->mpi.col_end, kListFillRatio, hm_rows, hm_cols, vals));
   }
   const std::vector<Index> &r = list ? hm_rows : *rows, &c = list ? hm_cols : *cols;
   DiagCallKernel(count = pdiag::hm_count(b->layout, pdiag::coo_offsets(b->layout, (Index)vals.size(), r.data(), c.data())));
@@ -101,7 +101,7 @@ static PetscErrorCode MatDiagFillFrom(Mat A, Mat B)
   /* a refill of the same structure sets new values only: nothing that depends on the structure is redone */
   PetscCall(MatDiagInstallHm_Private(B, std::move(hm), std::move(remote)));
   /* the source's entries, zeros included, stay entries for the preconditioners (not a dense source's zeros) */
-  ((Mat_Diag *)B->data)->zero_sets.clear();
+  ((Mat_Diag *)B->data)->assembly.zero_sets.clear();
   PetscCall(MatDiagSetAijPattern_Private(B, (Index)rows.size(), rows.data(), cols.data()));
   PetscFunctionReturn(0);
 }
@@ -203,11 +203,11 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
   Mat_Diag *a = (Mat_Diag *)A->data, *b = (Mat_Diag *)B->data;
 
   PetscFunctionBegin;
-  PetscCheck(a->staged.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before copying it");
+  PetscCheck(a->assembly.staged.empty(), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: assemble the matrix before copying it");
   /* B already holding A's diagonals keeps its nonzero state, as aij's
      MatCopy(SAME_NONZERO_PATTERN) does: a PC set up on B then reuses its
      symbolic work (GAMG's hierarchy, factorizations) */
-  PetscBool same = (B->assembled && b->staged.empty() && b->scheme == a->scheme && b->layout == a->layout &&
+  PetscBool same = (B->assembled && b->assembly.staged.empty() && b->scheme == a->scheme && b->layout == a->layout &&
                     (a->scheme == pdiag::Scheme::HM ? b->hm.offsets == a->hm.offsets : b->cdm.koffsets == a->cdm.koffsets) && b->remote.rows == a->remote.rows &&
                     b->remote.cols == a->remote.cols) /* with the layout, the offsets (and the listed positions) fix the structure */
                      ? PETSC_TRUE
@@ -220,9 +220,9 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->hm     = a->hm;
     b->cdm    = a->cdm;
     b->remote = a->remote;
-    b->storage_req   = a->storage_req;
-    b->max_diagonals = a->max_diagonals;
-    b->zero_sets     = a->zero_sets; /* positions, kept as aij keeps its pattern */
+    b->opt.storage_req   = a->opt.storage_req;
+    b->opt.max_diagonals = a->opt.max_diagonals;
+    b->assembly.zero_sets     = a->assembly.zero_sets; /* positions, kept as aij keeps its pattern */
   });
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);
@@ -230,12 +230,12 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     std::fill(b->remote.val.begin(), b->remote.val.end(), 0.0);
   }
   b->remote_any        = a->remote_any;
-  b->list_remote       = a->list_remote;
-  b->col_begin         = a->col_begin;
-  b->col_end           = a->col_end;
-  b->structure_changed = PETSC_FALSE;
-  MatDiagValuesChanged(b);
-  PetscCall(MatDiagGhostDestroy_Private(b));
+  b->opt.list_remote       = a->opt.list_remote;
+  b->mpi.col_begin         = a->mpi.col_begin;
+  b->mpi.col_end           = a->mpi.col_end;
+  b->assembly.structure_changed = PETSC_FALSE;
+  MatDiagValuesChanged(B);
+  PetscCall(MatDiagGhostDestroy_Private(B));
   B->preallocated = PETSC_TRUE;
   if (!same_structure) B->nonzerostate++;
   /* and the aij pattern A carries (a matrix converted from aij, a
@@ -243,11 +243,11 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
      aij duplicate keeps its explicit zeros (PCRedundant on one process
      duplicates its submatrix; a copy without the pattern factored another
      structure than its refreshed values later had) */
-  if (a->aij_pattern_nzstate == A->nonzerostate) {
-    PetscCallCXX(b->aij_rowptr = a->aij_rowptr);
-    PetscCallCXX(b->aij_colidx = a->aij_colidx);
-    b->aij_pattern_nzstate     = B->nonzerostate;
-    b->aij_pattern_has_stencil = a->aij_pattern_has_stencil;
+  if (a->aij.pattern_nzstate == A->nonzerostate) {
+    PetscCallCXX(b->aij.rowptr = a->aij.rowptr);
+    PetscCallCXX(b->aij.colidx = a->aij.colidx);
+    b->aij.pattern_nzstate     = B->nonzerostate;
+    b->aij.pattern_has_stencil = a->aij.pattern_has_stencil;
   }
   PetscFunctionReturn(0);
 }
@@ -332,7 +332,7 @@ PetscErrorCode MatTranspose_Diag(Mat A, MatReuse reuse, Mat *At)
   }
   PetscCall(MatDiagSetLayout_Private(B));
   Mat_Diag *b = (Mat_Diag *)B->data;
-  b->storage_req = a->storage_req;
+  b->opt.storage_req = a->opt.storage_req;
   if (a->scheme == pdiag::Scheme::HM) {
     Hm t;
     DiagCallKernel(t = pdiag::transpose_hm(a->hm));
@@ -344,7 +344,7 @@ PetscErrorCode MatTranspose_Diag(Mat A, MatReuse reuse, Mat *At)
     b->cdm    = std::move(t);
     b->scheme = pdiag::Scheme::CDM;
   }
-  b->structure_changed = PETSC_FALSE;
+  b->assembly.structure_changed = PETSC_FALSE;
   B->preallocated      = PETSC_TRUE;
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
@@ -377,7 +377,8 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
     double listed = (double)a->remote.size(), listed_sum;
     PetscCall(MPIU_Allreduce(&listed, &listed_sum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
     if (listed_sum > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  listed entries (couplings to other processes off the stored diagonals): %.0f\n", listed_sum));
-    double dev = (double)((a->dev.val_cap + a->dev.cval_cap) * sizeof(PetscScalar) + (a->dev.meta_cap + a->dev.cmeta_cap) * sizeof(Index)), devsum;
+    double dev = 0, devsum;
+    PetscCall(MatDiagDeviceTry(bytes, A, &dev));
     PetscCall(MPIU_Allreduce(&dev, &devsum, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  bytes on host: %.0f, on device: %.0f\n", glob[3], devsum));
     PetscFunctionReturn(0);
@@ -428,18 +429,17 @@ PetscErrorCode MatCreateSubMatrix_Diag(Mat A, IS isrow, IS iscol, MatReuse reuse
     PetscCall(MatDiagAgreeOnError_Private(PetscObjectComm((PetscObject)A), ierr, "MatCreateSubMatrix()"));
   }
   /* from the aij copy kept with A (refreshed only when A changed): a
-     fieldsplit takes four blocks of one operator at each set-up, and a
-     conversion of the whole operator for each took ten times aij's
-     extraction (ksp ex42) */
+     fieldsplit takes several blocks of one operator at each set-up, and
+     converting the whole operator for each would cost far more than aij's
+     extraction */
   PetscCall(MatDiagGetCompanion_Private(A, "MatCreateSubMatrix()", &aij));
   PetscCall(MatCreateSubMatrix(aij, isrow, iscol, MAT_INITIAL_MATRIX, &sub));
   { /* a scattered submatrix (a field of a multi-field operator) stays aij,
        as a scattered matrix assembled as diag becomes aij
        (convert/scattered.cpp). Host aij also with CUDA vectors: as
-       aijcusparse, ksp ex42's off-diagonal Stokes blocks gave its Schur
-       complement other products on the GPU (PETSc 3.25, -mx 12: 60 outer
-       iterations instead of aij's 8; the cause was not found), as host aij
-       aij's iterations */
+       aijcusparse, the off-diagonal blocks of a Stokes operator give its
+       Schur complement products that differ from aij's on the GPU; as host
+       aij they give aij's */
     PetscBool scattered;
     PetscCall(MatDiagAIJWouldScatter_Private(A, sub, &scattered));
     if (scattered) {

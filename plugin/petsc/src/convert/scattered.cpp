@@ -3,10 +3,9 @@
    refined or unstructured mesh, whose numbering scatters the couplings of
    a row over the whole matrix) stores, by diagonals, many times the entries
    aij stores, and every product and every pass over the matrix pays for
-   them: snes ex17 with Q3 elements stored 185 entries per aij entry and took
-   ten times aij's time, snes ex34's reduced-space VI forty times (each of
-   its Newton steps builds submatrices, and each an aij copy for its LU).
-   Diagonals do not pay there; aij does. At the final assembly that gives a
+   them (high-order elements store hundreds of entries per aij entry; a
+   reduced-space VI builds submatrices, and an aij copy of each for its LU,
+   at every Newton step). Diagonals do not pay there; aij does. At the final assembly that gives a
    matrix such a structure, the plugin converts it in place to aij
    (aijcusparse when it computes on the GPU): the user's handle, its DM,
    options prefix, local-to-global mappings, null spaces and flags stay, and
@@ -41,7 +40,7 @@ static const Index kScatteredFloor = Index(1) << 20;
    set, and more than kScatteredFloor stored. */
 static bool MatDiagScatteredFill(const Mat_Diag *a, double stored, double set)
 {
-  return a->scattered_fill > 0 && stored > (double)kScatteredFloor && stored > a->scattered_fill * PetscMax(set, 1.0);
+  return a->opt.scattered_fill > 0 && stored > (double)kScatteredFloor && stored > a->opt.scattered_fill * PetscMax(set, 1.0);
 }
 
 /* Whether the entries staged on this process by an assembly (nset entries
@@ -57,7 +56,7 @@ PetscErrorCode MatDiagStagedScattered_Private(Mat A, pdiag::StorageCount staged,
 
   PetscFunctionBegin;
   *scattered = MatDiagScatteredFill(a, (double)staged.nstored, (double)nset) ? PETSC_TRUE : PETSC_FALSE;
-  if (*scattered) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", nset, (PetscInt64)staged.nstored, (double)a->scattered_fill));
+  if (*scattered) PetscCall(PetscInfo(A, "diag: the %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " stored entries, more than -mat_diag_scattered_fill %g per entry\n", nset, (PetscInt64)staged.nstored, (double)a->opt.scattered_fill));
   PetscFunctionReturn(0);
 }
 
@@ -67,13 +66,9 @@ static PetscErrorCode MatDiagAIJTypeFor(Mat A, MatType *type)
 {
   PetscFunctionBegin;
   *type = MATAIJ;
-#if defined(PDIAG_PETSC_CUDA)
   PetscBool cuda;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   if (cuda || MatDiagWantsDevice_Private(A)) *type = MATAIJCUSPARSE;
-#else
-  (void)A;
-#endif
   PetscFunctionReturn(0);
 }
 
@@ -81,7 +76,7 @@ static PetscErrorCode MatDiagAIJTypeFor(Mat A, MatType *type)
 PetscErrorCode MatDiagCheckScatteredFill_Private(const Mat_Diag *a)
 {
   PetscFunctionBegin;
-  PetscCheck(a->scattered_fill == 0 || a->scattered_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_scattered_fill %g is neither 0 nor at least 1", (double)a->scattered_fill);
+  PetscCheck(a->opt.scattered_fill == 0 || a->opt.scattered_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_scattered_fill %g is neither 0 nor at least 1", (double)a->opt.scattered_fill);
   PetscFunctionReturn(0);
 }
 
@@ -105,7 +100,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   ISLocalToGlobalMapping rmap = A->rmap->mapping, cmap = A->cmap->mapping;
 
   PetscFunctionBegin;
-  *converted = a->staged_to_aij;
+  *converted = a->assembly.staged_to_aij;
   if (!*converted) PetscFunctionReturn(0);
   PetscCheck(a->scheme == pdiag::Scheme::HM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: only an HM matrix becomes aij from its staged entries");
   PetscCall(MatDiagAIJTypeFor(A, &type));
@@ -119,7 +114,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
     PetscCall(MatSetPreallocationCOO(B, ncoo, ci.data(), cj.data()));
   } else { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time, and those staged */
     pdiag::Csr<PetscScalar> csr;
-    DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->zero_sets, a->remote.empty() ? nullptr : &a->remote, a->staged));
+    DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->assembly.zero_sets, a->remote.empty() ? nullptr : &a->remote, a->assembly.staged));
     PetscCall(MatDiagAIJFromCSR_Private(A, csr, type, &B));
   }
   /* what the user and the DM gave A */
@@ -131,10 +126,10 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
   PetscCall(MatGetDM(A, &dm));
   if (dm) PetscCall(MatSetDM(B, dm));
   PetscCall(MatDiagSyncProperties_Private(A, B));
-  PetscCall(MatSetOption(B, MAT_ROW_ORIENTED, a->roworiented));
-  if (a->donotstash) PetscCall(MatSetOption(B, MAT_IGNORE_OFF_PROC_ENTRIES, PETSC_TRUE));
-  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATIONS, a->new_diagonals_ignored ? PETSC_FALSE : PETSC_TRUE));
-  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATION_ERR, a->new_diagonals_error));
+  PetscCall(MatSetOption(B, MAT_ROW_ORIENTED, a->assembly.roworiented));
+  if (a->assembly.donotstash) PetscCall(MatSetOption(B, MAT_IGNORE_OFF_PROC_ENTRIES, PETSC_TRUE));
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATIONS, a->assembly.new_diagonals_ignored ? PETSC_FALSE : PETSC_TRUE));
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_LOCATION_ERR, a->assembly.new_diagonals_error));
   PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* diag would store a new diagonal */
   B->nooffprocentries = A->nooffprocentries;
   B->nonzerostate     = A->nonzerostate + 1; /* a new structure for whoever set up with A */
@@ -158,10 +153,10 @@ PetscErrorCode MatDiagAIJWouldScatter_Private(Mat A, Mat S, PetscBool *scattered
   PetscInt           rstart, rend, M, N;
 
   PetscFunctionBegin;
-  if (a->scattered_fill > 0) {
+  if (a->opt.scattered_fill > 0) {
     PetscCall(MatGetOwnershipRange(S, &rstart, &rend));
     PetscCall(MatGetSize(S, &M, &N));
-    PetscCall(MatDiagAIJLocalOffsets_Private(S, (std::size_t)a->max_diagonals, &offs, &nnz, &over));
+    PetscCall(MatDiagAIJLocalOffsets_Private(S, (std::size_t)a->opt.max_diagonals, &offs, &nnz, &over));
     const pdiag::Layout L      = pdiag::Layout::block(M, N, rstart, rend - rstart);
     double              stored = 0;
     for (const Index d : offs) stored += (double)L.length(d);

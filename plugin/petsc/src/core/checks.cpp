@@ -1,4 +1,4 @@
-/* Argument checks and the memory budget of MATDIAG (issue 14). PETSc's own
+/* Argument checks and the memory budget of MATDIAG (docs/reliability.md). PETSc's own
    checks of pointers and headers are compiled out of optimized builds, and
    some operations check no sizes at all: these run in every build. Checks
    of arguments that differ between processes are agreed on
@@ -20,9 +20,9 @@ PetscErrorCode MatDiagCheckCount_Private(Mat A, Index count)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCheck(count <= a->max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
+  PetscCheck(count <= a->opt.max_diagonals, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "diag: this process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
-             (PetscInt64)count, a->max_diagonals);
+             (PetscInt64)count, a->opt.max_diagonals);
   PetscFunctionReturn(0);
 }
 
@@ -36,9 +36,9 @@ PetscErrorCode MatDiagCheckCountAll_Private(Mat A, Index count)
 
   PetscFunctionBegin;
   PetscCall(MPIU_Allreduce(&loc, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
-  PetscCheck(most <= a->max_diagonals, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+  PetscCheck(most <= a->opt.max_diagonals, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
              "diag: a process would store %" PetscInt64_FMT " diagonals, more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix", most,
-             a->max_diagonals);
+             a->opt.max_diagonals);
   PetscFunctionReturn(0);
 }
 
@@ -103,10 +103,10 @@ static MatDiagBudget MatDiagBudgetOf(const Mat_Diag *a, pdiag::StorageCount c, P
 {
   MatDiagBudget b;
   b.bytes         = (PetscReal)c.nstored * sizeof(PetscScalar) + (PetscReal)c.ndiag * 2 * sizeof(Index);
-  b.limit         = a->max_bytes >= 0 ? a->max_bytes : MatDiagDefaultMaxBytes();
-  b.too_many      = c.ndiag > a->max_diagonals;
+  b.limit         = a->opt.max_bytes >= 0 ? a->opt.max_bytes : MatDiagDefaultMaxBytes();
+  b.too_many      = c.ndiag > a->opt.max_diagonals;
   b.too_large     = b.bytes > b.limit;
-  b.too_scattered = nset >= 0 && b.bytes > kFillFloorBytes && (PetscReal)c.nstored > a->max_fill * (PetscReal)PetscMax(nset, (PetscInt64)1);
+  b.too_scattered = nset >= 0 && b.bytes > kFillFloorBytes && (PetscReal)c.nstored > a->opt.max_fill * (PetscReal)PetscMax(nset, (PetscInt64)1);
   return b;
 }
 
@@ -120,13 +120,13 @@ PetscErrorCode MatDiagCheckBudget_Private(Mat A, pdiag::StorageCount c, PetscInt
   PetscFunctionBegin;
   PetscCheck(!b.too_many, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "diag: this process would store %" PetscInt64_FMT " diagonals (%" PetscInt64_FMT " entries, %.3g GB), more than the limit %" PetscInt_FMT "; raise it with -mat_diag_max_diagonals <n>, or use an aij type for this matrix",
-             (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, a->max_diagonals);
+             (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, a->opt.max_diagonals);
   PetscCheck(!b.too_large, PETSC_COMM_SELF, PETSC_ERR_MEM,
              "diag: this process would store %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " entries (%.3g GB), more than the limit of %.3g GB; raise it with -mat_diag_max_bytes <bytes>, or use an aij type for this matrix",
              (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)b.limit / 1e9);
   PetscCheck(!b.too_scattered, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "diag: %" PetscInt64_FMT " entries set on this process would take %" PetscInt64_FMT " diagonals with %" PetscInt64_FMT " stored entries (%.3g GB), more than %g stored entries per entry set; raise the limit with -mat_diag_max_fill <r>, or use an aij type for this scattered matrix",
-             nset, (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)a->max_fill);
+             nset, (PetscInt64)c.ndiag, (PetscInt64)c.nstored, gbytes, (double)a->opt.max_fill);
   PetscFunctionReturn(0);
 }
 

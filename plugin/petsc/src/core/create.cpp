@@ -24,8 +24,8 @@ PetscErrorCode MatDiagSetLayout_Private(Mat A)
                "diag: the local sizes add up to %" PetscInt_FMT " rows and %" PetscInt_FMT " columns, the global sizes are %" PetscInt_FMT " and %" PetscInt_FMT, A->rmap->range[size], A->cmap->range[size], A->rmap->N, A->cmap->N);
   }
   a->layout    = pdiag::Layout::block(A->rmap->N, A->cmap->N, A->rmap->rstart, A->rmap->n);
-  a->col_begin = A->cmap->rstart;
-  a->col_end   = A->cmap->rend;
+  a->mpi.col_begin = A->cmap->rstart;
+  a->mpi.col_end   = A->cmap->rend;
   PetscFunctionReturn(0);
 }
 
@@ -40,12 +40,12 @@ PetscErrorCode MatDiagReplaceStorage_Private(Mat A, Hm &&hm)
   a->hm     = std::move(hm);
   a->cdm    = Cdm();
   a->host_deferred = PETSC_FALSE; /* the host values are hm's (a caller passing a structure-only hm defers them again) */
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   a->scheme = pdiag::Scheme::HM;
-  a->staged.clear();
-  a->ForgetSlotHints();
-  a->structure_changed = PETSC_TRUE;
-  a->ghost_valid       = PETSC_FALSE;
+  a->assembly.staged.clear();
+  a->assembly.ForgetSlotHints();
+  a->assembly.structure_changed = PETSC_TRUE;
+  a->mpi.ghost_valid       = PETSC_FALSE;
   A->nonzerostate++;
   PetscFunctionReturn(0);
 }
@@ -166,8 +166,8 @@ PetscErrorCode MatSetUp_Diag(Mat A)
   }
   a->remote = pdiag::RemoteEntries<PetscScalar>();
   /* a DMDA's matrix is set up before MatSetFromOptions() reads its options */
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_list_remote", &a->list_remote, NULL));
-  if (used && a->list_remote && A->rmap->n < A->rmap->N) PetscCall(MatDiagGridRemoteSplit_Private(A, &offsets)); /* MPI: couplings to list */
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::ListRemote, &a->opt.list_remote));
+  if (used && a->opt.list_remote && A->rmap->n < A->rmap->N) PetscCall(MatDiagGridRemoteSplit_Private(A, &offsets)); /* MPI: couplings to list */
   Hm hm;
   DiagCallKernel(hm = Hm(a->layout, offsets));
   PetscCall(MatDiagReplaceStorage_Private(A, std::move(hm)));
@@ -199,13 +199,13 @@ static PetscErrorCode MatSetUp_DiagCollective(Mat A)
        (the values that follow do, at their assembly; a device operation on
        the zeros themselves uploads them first) */
     Mat_Diag *a          = (Mat_Diag *)A->data;
-    a->structure_changed = PETSC_FALSE;
-    a->defer_upload      = PETSC_TRUE;
+    a->assembly.structure_changed = PETSC_FALSE;
+    a->assembly.defer_upload      = PETSC_TRUE;
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     a                    = (Mat_Diag *)A->data;
-    a->defer_upload      = PETSC_FALSE;
-    a->structure_changed = PETSC_TRUE;
+    a->assembly.defer_upload      = PETSC_FALSE;
+    a->assembly.structure_changed = PETSC_TRUE;
   }
   PetscFunctionReturn(0);
 }
@@ -327,7 +327,7 @@ static PetscErrorCode MatDiagSetStorage_Diag(Mat A, MatDiagStorage storage)
   PetscCheck(storage >= MAT_DIAG_STORAGE_HM && storage <= MAT_DIAG_STORAGE_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: unknown storage scheme %d", (int)storage);
   PetscCheck(storage != MAT_DIAG_STORAGE_CDM || A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "diag: CDM storage needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
-  a->storage_req = storage;
+  a->opt.storage_req = storage;
   if (A->assembled) PetscCall(MatDiagApplyStorage_Private(A));
   PetscFunctionReturn(0);
 }
@@ -362,7 +362,7 @@ static PetscErrorCode MatDiagGetStorage_Diag(Mat A, MatDiagStorage *storage)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  if (!A->assembled && a->storage_req == MAT_DIAG_STORAGE_AUTO) *storage = MAT_DIAG_STORAGE_AUTO;
+  if (!A->assembled && a->opt.storage_req == MAT_DIAG_STORAGE_AUTO) *storage = MAT_DIAG_STORAGE_AUTO;
   else *storage = a->scheme == pdiag::Scheme::HM ? MAT_DIAG_STORAGE_HM : MAT_DIAG_STORAGE_CDM;
   PetscFunctionReturn(0);
 }
@@ -440,19 +440,12 @@ PetscErrorCode MatCreateDiag(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, 
    open throughout. */
 static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems PetscOptionsObject)
 {
-  Mat_Diag      *a       = (Mat_Diag *)A->data;
-  MatDiagStorage storage = a->storage_req;
+  Mat_Diag      *a = (Mat_Diag *)A->data;
+  MatDiagStorage storage;
   PetscBool      set;
 
   PetscFunctionBegin;
-  PetscOptionsHeadBegin(PetscOptionsObject, "Diagonal storage (diag) options");
-  PetscCall(PetscOptionsEnum("-mat_diag_storage", "Storage scheme", "MatDiagSetStorage", MatDiagStorages, (PetscEnum)storage, (PetscEnum *)&storage, &set));
-  PetscCall(PetscOptionsInt("-mat_diag_max_diagonals", "Most diagonals a process may store", "MATDIAG", a->max_diagonals, &a->max_diagonals, NULL));
-  PetscCall(PetscOptionsReal("-mat_diag_max_bytes", "Most bytes the storage of a process may take (-1: the memory the process can get)", "MATDIAG", a->max_bytes, &a->max_bytes, NULL));
-  PetscCall(PetscOptionsReal("-mat_diag_max_fill", "Most stored entries per entry set (storage over 256 MiB per process)", "MATDIAG", a->max_fill, &a->max_fill, NULL));
-  PetscCheck(a->max_diagonals >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_diagonals %" PetscInt_FMT " is negative", a->max_diagonals);
-  PetscCall(PetscOptionsReal("-mat_diag_scattered_fill", "Convert to aij at assembly a matrix whose entries set take more stored entries than this each (over 1M on a process), or more than the limits above allow (0: never; refuse beyond the limits)", "MATDIAG", a->scattered_fill, &a->scattered_fill, NULL));
-  PetscCheck(a->max_fill >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_max_fill %g is less than 1", (double)a->max_fill);
+  PetscCall(MatDiagOptionsFromBlock_Private(PetscOptionsObject, &a->opt, &storage, &set));
   PetscCall(MatDiagCheckScatteredFill_Private(a));
   { /* -vec_type names where the program's vectors live: MatCreateVecs() follows it (e.g. for PCJACOBI's work vector) */
     char      vtype[64];
@@ -463,32 +456,6 @@ static PetscErrorCode MatSetFromOptions_DiagBody(Mat A, PetscDiagOptionItems Pet
       PetscCall(PetscStrallocpy(vtype, &A->defaultvectype));
     }
   }
-  PetscCall(PetscOptionsBool("-mat_diag_device_ops", "On the GPU, run MatScale, MatShift, MatAXPY, MatGetDiagonal, MatDiagonalScale and MatZeroRows on the device copy", "MATDIAG", a->device_ops, &a->device_ops, NULL));
-  PetscCall(PetscOptionsBool("-mat_diag_symmetric_product", "On the GPU, on one process, MatMult and MatResidual of a matrix whose values are symmetric read its main and upper diagonals only", "MATDIAG", a->symmetric_product, &a->symmetric_product, NULL));
-  PetscCall(PetscOptionsBool("-mat_diag_pinned_halo", "On the GPU under MPI without a CUDA-aware MPI, exchange the ghost columns through pinned host memory, overlapped with the interior rows (false: PETSc's VecScatter)", "MATDIAG", a->pinned_halo, &a->pinned_halo, NULL));
-  PetscCall(PetscOptionsBool("-mat_diag_list_remote", "Under MPI, keep the entries of sparsely filled diagonals that reach only other processes' columns (a process grid of unequal widths) as a list instead of as diagonals", "MATDIAG", a->list_remote, &a->list_remote, NULL));
-  PetscCall(PetscOptionsBool("-mat_diag_compress_constant", "On the GPU, store diagonals that are constant (apart from few exceptions) as one value", "MATDIAG", a->compress_constant, &a->compress_constant, NULL));
-  { /* read where they act, at each factorization (diag_factor*.cpp), for any diag matrix: listed here for -help */
-    PetscBool native = PETSC_TRUE, device_factor = PETSC_TRUE, tiles = PETSC_TRUE, graphs = PETSC_TRUE;
-    PetscInt  dense_max = kDiagDenseFactorMaxRows;
-    PetscCall(PetscOptionsBool("-mat_diag_native_factor", "ILU(0)/ICC(0) of the petsc package on the diagonals (false: through the aij copy)", "MATDIAG", native, &native, NULL));
-    PetscCall(PetscOptionsBool("-mat_diag_device_factor", "With CUDA vectors, LU and Cholesky of the default package solve on the GPU (false: PETSc's host factor)", "MATDIAG", device_factor, &device_factor, NULL));
-    PetscCall(PetscOptionsInt("-mat_diag_dense_factor_max", "With CUDA vectors, LUs of at most this many rows are dense (cuSOLVER), applied as their inverse", "MATDIAG", dense_max, &dense_max, NULL));
-    PetscCall(PetscOptionsBool("-mat_diag_factor_tiles", "With CUDA vectors, ILU(0)/ICC(0) solves by tiles of the grid, one launch per pass (false: level-scheduled passes)", "MATDIAG", tiles, &tiles, NULL));
-    {
-      PetscInt box[3] = {4, 4, 2}, nbox = 3;
-      PetscCall(PetscOptionsIntArray("-mat_diag_factor_tile_box", "The tiles' boxes: grid points per axis, at most 32 in all, a warp (default 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line)", "MATDIAG", box, &nbox, NULL));
-    }
-    PetscCall(PetscOptionsBool("-mat_diag_cuda_graphs", "With CUDA vectors, level-scheduled solves and SOR sweeps replay a CUDA graph of their launches (false: one launch per level)", "MATDIAG", graphs, &graphs, NULL));
-  }
-  { /* read where they act (the numeric factorization, a Galerkin product's set-up): listed here for -help */
-    PetscBool factor_device = PETSC_TRUE, galerkin_device = PETSC_TRUE, galerkin_structured = PETSC_TRUE, to_diag = PETSC_TRUE;
-    PetscCall(PetscOptionsBool("-mat_diag_factor_device", "With CUDA vectors, the numeric ILU(0)/ICC(0) factorization on the GPU by levels (false: on the host)", "MATDIAG", factor_device, &factor_device, NULL));
-    PetscCall(PetscOptionsBool("-mat_diag_product_to_diag", "Galerkin products (PtAP, RARt) with few full diagonals stored as diag (false: as aij)", "MATDIAG", to_diag, &to_diag, NULL));
-    PetscCall(PetscOptionsBool("-mat_diag_galerkin_structured", "Inside PCMG, a Galerkin product PtAP with a DMDA's Q1 interpolation computed from the interpolation's formula and the operator's diagonals (one process; false: the general path)", "MATDIAG", galerkin_structured, &galerkin_structured, NULL));
-    PetscCall(PetscOptionsBool("-mat_diag_galerkin_device", "With CUDA vectors, a sequential Galerkin product PtAP by cuSPARSE on the GPU, its result diag on the device (false: as aij's on the host)", "MATDIAG", galerkin_device, &galerkin_device, NULL));
-  }
-  PetscOptionsHeadEnd();
   if (set) PetscCall(MatDiagSetStorage(A, storage));
   PetscFunctionReturn(0);
 }
@@ -504,41 +471,6 @@ static PetscErrorCode MatSetFromOptions_Diag(Mat A, PetscDiagOptionItems PetscOp
   ierr = MatSetFromOptions_DiagBody(A, PetscOptionsObject);
   if (ierr) (void)PetscOptionsEnd_Private(PetscOptionsObject);
   PetscCall(ierr);
-  PetscFunctionReturn(0);
-}
-
-/* The limits of the unprefixed options database, read at creation: they
-   apply before MatSetFromOptions() (MatCreateDiag() preallocates at once). */
-static PetscErrorCode MatDiagLimitsFromOptions(Mat A)
-{
-  Mat_Diag *a = (Mat_Diag *)A->data;
-
-  PetscFunctionBegin;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_diag_max_diagonals", &a->max_diagonals, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_bytes", &a->max_bytes, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_max_fill", &a->max_fill, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_diag_scattered_fill", &a->scattered_fill, NULL));
-  PetscCall(MatDiagCheckScatteredFill_Private(a));
-  PetscFunctionReturn(0);
-}
-
-/* aij's inode options, read when the matrix is created as aij reads them
-   (MatCreate_SeqAIJ_Inode): diag decides with them whether aij would run
-   this matrix's SOR and orderings on inodes, and does the same
-   (MatDiagUsesInodes_Private). */
-static PetscErrorCode MatDiagInodeOptions(Mat A)
-{
-  Mat_Diag *a        = (Mat_Diag *)A->data;
-  PetscBool no_inode = PETSC_FALSE, no_unroll = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "Options for diag matrix (aij's inode options)", "Mat");
-  PetscCall(PetscOptionsBool("-mat_no_unroll", "Do not optimize for inodes (slower)", NULL, no_unroll, &no_unroll, NULL));
-  PetscCall(PetscOptionsBool("-mat_no_inode", "Do not optimize for inodes -slower-", NULL, no_inode, &no_inode, NULL));
-  PetscCall(PetscOptionsInt("-mat_inode_limit", "Do not use inodes larger than this value", NULL, a->inode_limit, &a->inode_limit, NULL));
-  PetscOptionsEnd();
-  a->inode_allowed = (PetscBool)!(no_unroll || no_inode);
-  a->inode_limit   = PetscMin(a->inode_limit, 5); /* aij's largest */
   PetscFunctionReturn(0);
 }
 
@@ -580,10 +512,10 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagDeviceFree_Private(a)); /* first: nothing to bring back from the device */
-  PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCall(MatDiagDeviceTry(destroy, A)); /* first: nothing to bring back from the device */
+  PetscCall(MatDiagGhostDestroy_Private(A));
   PetscCall(MatDiagCompanionDestroy_Private(a));
-  PetscCall(MatDestroy(&a->diag_block));
+  PetscCall(MatDestroy(&a->cache.diag_block));
   delete a;
   A->data = nullptr;
   PetscCall(MatDiagComposeConverters(A, ((PetscObject)A)->type_name, PETSC_FALSE));
@@ -594,7 +526,7 @@ static PetscErrorCode MatDestroy_Diag(Mat A)
 }
 
 /* The create function of both seqdiag and mpidiag. */
-static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
+PetscErrorCode MatDiagCreateNamed_Private(Mat A, const char *name)
 {
   PetscFunctionBegin;
   PetscCallCXX(A->data = new Mat_Diag());
@@ -611,8 +543,8 @@ static PetscErrorCode MatCreate_Diag_Named(Mat A, const char *name)
      MatGetOwnershipRange() works before MatSetUp(), as after an aij
      preallocation call (which is a no-op for this type). */
   if ((A->rmap->n >= 0 || A->rmap->N >= 0) && (A->cmap->n >= 0 || A->cmap->N >= 0)) PetscCall(MatDiagSetLayout_Private(A));
-  PetscCall(MatDiagLimitsFromOptions(A));
-  PetscCall(MatDiagInodeOptions(A));
+  PetscCall(MatDiagOptionsAtCreation_Private(A, &((Mat_Diag *)A->data)->opt));
+  PetscCall(MatDiagCheckScatteredFill_Private((Mat_Diag *)A->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetPreallocation_C", MatDiagSetPreallocation_Diag));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatInodeAdjustForInodes_C", MatInodeAdjustForInodes_Diag)); /* orderings, see companion/companion_ops.cpp */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatDiagSetStorage_C", MatDiagSetStorage_Diag));
@@ -638,10 +570,8 @@ M*/
 static PetscErrorCode MatCreate_SeqDiag(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_Diag_Named(A, MATSEQDIAG));
-#if defined(PDIAG_PETSC_CUDA)
-  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_FALSE));
-#endif
+  PetscCall(MatDiagCreateNamed_Private(A, MATSEQDIAG));
+  PetscCall(MatDiagDeviceTry(create, A, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
 
@@ -657,39 +587,11 @@ M*/
 static PetscErrorCode MatCreate_MPIDiag(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_Diag_Named(A, MATMPIDIAG));
-#if defined(PDIAG_PETSC_CUDA)
-  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_FALSE));
-#endif
+  PetscCall(MatDiagCreateNamed_Private(A, MATMPIDIAG));
+  PetscCall(MatDiagDeviceTry(create, A, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
 
-#if defined(PDIAG_PETSC_CUDA)
-/*MC
-   MATDIAGCUDA - "diagcuda" - `MATDIAG` whose `MatCreateVecs()` hands out CUDA vectors, so
-   products run on the GPU; resolves to "seqdiagcuda" or "mpidiagcuda". A `MATDIAG` matrix
-   multiplied with CUDA vectors runs on the GPU too; `MatBindToCPU()` keeps either on the host.
-
-   Level: beginner
-
-.seealso: `MATDIAG`
-M*/
-static PetscErrorCode MatCreate_SeqDiagCUDA(Mat A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCreate_Diag_Named(A, MATSEQDIAGCUDA));
-  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_TRUE));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCreate_Diag_Named(A, MATMPIDIAGCUDA));
-  PetscCall(MatDiagDeviceCreate_Private(A, PETSC_TRUE));
-  PetscFunctionReturn(0);
-}
-#endif
 
 /*@C
    MatDiagRegisterAll - Registers the `MATDIAG` types with PETSc (idempotent)
@@ -705,6 +607,13 @@ static PetscErrorCode MatCreate_MPIDiagCUDA(Mat A)
 .seealso: `MATDIAG`
 @*/
 PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0, MATDIAG_SymmetricMult = 0;
+
+const DiagDeviceOps *MatDiagDeviceOps_Private = nullptr;
+
+PetscErrorCode MatDiagNoDevice_Private(const char *entry)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a device operation (%s) was reached in a build without the device layer", entry);
+}
 
 PetscErrorCode MatDiagRegisterAll(void)
 {
@@ -734,9 +643,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(MatDiagRegisterASM_Private());
   PetscCall(MatDiagRegisterChebyJacobi_Private());
 #if defined(PDIAG_PETSC_CUDA)
-  PetscCall(MatRegister(MATSEQDIAGCUDA, MatCreate_SeqDiagCUDA));
-  PetscCall(MatRegister(MATMPIDIAGCUDA, MatCreate_MPIDiagCUDA));
-  PetscCall(MatRegisterRootName(MATDIAGCUDA, MATSEQDIAGCUDA, MATMPIDIAGCUDA));
+  PetscCall(MatDiagRegisterDevice_Private()); /* the device layer and the diagcuda types (device/register.cpp) */
 #endif
   PetscFunctionReturn(0);
 }

@@ -1,5 +1,5 @@
 // The differences between the PETSc releases petsc-diag builds against
-// (3.18 to 3.25), in one place (DESIGN §8). The code is written against the
+// (3.18 to 3.25), in one place (docs/design.md, "PETSc versions"). The code is written against the
 // current API; each entry maps it onto the older releases. Included by the
 // plugin (through core/mat_diag.hpp) and by the tests, solvers and benchmarks,
 // so it needs only PETSc's public headers.

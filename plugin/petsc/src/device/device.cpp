@@ -9,7 +9,7 @@
    MatCreateVecs() hands out CUDA vectors. */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 #include "pdiag/symmetric_cuda.hpp"
 
@@ -35,13 +35,12 @@ PetscErrorCode MatDiagDeviceInitialize_Private(void)
    GPU shows each on its own. */
 static PetscErrorCode MatDiagDeviceSetUp(Mat A)
 {
-  Mat_Diag   *a = (Mat_Diag *)A->data;
   PetscMPIInt rank, size;
   int         id, ndev;
   char        bus[64];
 
   PetscFunctionBegin;
-  if (a->dev.device >= 0) PetscFunctionReturn(0);
+  if (MatDiagDev(A).device >= 0) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceInitialize_Private());
   DiagCallCUDA(cudaGetDevice(&id));
   DiagCallCUDA(cudaGetDeviceCount(&ndev));
@@ -49,16 +48,18 @@ static PetscErrorCode MatDiagDeviceSetUp(Mat A)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(PetscInfo(A, "diag: process %d of %d: rows on CUDA device %d of %d visible (PCI bus %s)\n", rank, size, id, ndev, bus));
-  a->dev.device = id;
+  MatDiagDev(A).device = id;
   PetscFunctionReturn(0);
 }
 
-/* Frees the device copy (its mask says nothing is there). */
-PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
+/* Frees the device copy and the device state (with the matrix). */
+PetscErrorCode MatDiagDeviceDestroy_Private(Mat A)
 {
-  DiagDevice &d = a->dev;
+  DiagDevice *dp = static_cast<DiagDevice *>(A->spptr);
 
   PetscFunctionBegin;
+  if (!dp) PetscFunctionReturn(0);
+  DiagDevice &d = *dp;
   MatDiagSORGraphDestroy_Private(&d.sor_graph); /* first: it holds addresses of the arrays freed below */
   for (void *p : {(void *)d.meta, (void *)d.val, (void *)d.cmeta, (void *)d.cval, (void *)d.coo_slot, (void *)d.rows, (void *)d.sor_rows, (void *)d.sor_diag}) {
     if (p) DiagCallCUDA(cudaFree(p));
@@ -80,16 +81,48 @@ PetscErrorCode MatDiagDeviceFree_Private(Mat_Diag *a)
   PetscCall(VecDestroy(&d.work));
   PetscCall(VecDestroy(&d.tr_work));
   MatDiagHaloDestroy_Private(&d.halo);
-  d.halo_decided = PETSC_FALSE;
-  d.mask = PETSC_OFFLOAD_UNALLOCATED;
+  delete dp;
+  A->spptr       = nullptr;
+  A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   PetscFunctionReturn(0);
+}
+
+/* The ghost layout changed (ops/mult.cpp): its device work vectors and the
+   halo plan made for it go; the shifts are uploaded again. */
+PetscErrorCode MatDiagDeviceGhostReset_Private(Mat A)
+{
+  DiagDevice &d = MatDiagDev(A);
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&d.work));
+  PetscCall(VecDestroy(&d.tr_work));
+  MatDiagHaloDestroy_Private(&d.halo);
+  d.halo_decided = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Bytes of A's device storage on this process. */
+PetscErrorCode MatDiagDeviceBytes_Private(Mat A, double *bytes)
+{
+  const DiagDevice &d = MatDiagDev(A);
+
+  PetscFunctionBegin;
+  *bytes = (double)((d.val_cap + d.cval_cap) * sizeof(PetscScalar) + (d.meta_cap + d.cmeta_cap) * sizeof(Index));
+  PetscFunctionReturn(0);
+}
+
+/* The host values changed: a device copy, if any, is stale. */
+void MatDiagDeviceValuesChanged_Private(Mat A)
+{
+  if (A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
 }
 
 /* Uploads the compressed form of an HM block (constant diagonals as one
    value, their exceptions by row) if it is smaller than the values. */
-static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used)
+static PetscErrorCode MatDiagDeviceUploadCompressed(Mat A, PetscBool *used)
 {
-  DiagDevice &d = a->dev;
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = MatDiagDev(A);
 
   PetscFunctionBegin;
   *used = PETSC_FALSE;
@@ -146,13 +179,13 @@ static PetscErrorCode MatDiagDeviceUploadCompressed(Mat_Diag *a, PetscBool *used
 PetscErrorCode MatDiagDeviceCompressComputed_Private(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
-  DiagDevice &d = a->dev;
+  DiagDevice &d = MatDiagDev(A);
   PetscBool   used;
 
   PetscFunctionBegin;
-  if (!d.hm || !a->compress_constant || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  if (!d.hm || !a->opt.compress_constant || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
   PetscCall(MatDiagSyncHost_Private(A));
-  PetscCall(MatDiagDeviceUploadCompressed(a, &used));
+  PetscCall(MatDiagDeviceUploadCompressed(A, &used));
   d.compressed = used ? true : false;
   PetscFunctionReturn(0);
 }
@@ -160,8 +193,10 @@ PetscErrorCode MatDiagDeviceCompressComputed_Private(Mat A)
 /* A product computed on the GPU leaves its result's host values
    unallocated (host_deferred) until a host operation needs them: then they
    are allocated here (zeros; the caller downloads if the device has them). */
-PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *a)
+PetscErrorCode MatDiagHostValuesEnsure_Private(Mat A)
 {
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
   PetscFunctionBegin;
   if (!a->host_deferred) PetscFunctionReturn(0);
   PetscCheck(a->scheme == pdiag::Scheme::HM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: deferred host values of a CDM matrix");
@@ -173,7 +208,7 @@ PetscErrorCode MatDiagHostValuesEnsure_Private(Mat_Diag *a)
 /* Whether v's values live on the GPU: a CUDA vector not bound to the CPU.
    PETSc's VecCUDAGetArray* do not check the type, so every device path asks
    this of each vector it touches. */
-PetscBool MatDiagVecOnDevice_Private(Vec v)
+PetscBool MatDiagVecOnDeviceCUDA_Private(Vec v)
 {
   PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
   if (PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, "")) return PETSC_FALSE;
@@ -188,11 +223,11 @@ PetscBool MatDiagVecOnDevice_Private(Vec v)
    host, whose array access moves each vector's values where they are
    needed; on the device a host vector would be written through a device
    array that its host reads never see. */
-PetscBool MatDiagUseDevice_Private(Mat A, Vec x, Vec y, Vec z)
+PetscBool MatDiagUseDeviceCUDA_Private(Mat A, Vec x, Vec y, Vec z)
 {
   if (A->boundtocpu) return PETSC_FALSE;
   for (Vec v : {x, y, z})
-    if (v && !MatDiagVecOnDevice_Private(v)) return PETSC_FALSE;
+    if (v && !MatDiagVecOnDeviceCUDA_Private(v)) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
@@ -200,9 +235,10 @@ PetscBool MatDiagUseDevice_Private(Mat A, Vec x, Vec y, Vec z)
    compressed HM only once a transpose needs them), the listed entries'
    (Mat_Diag::remote) after the diagonals', where the product's list finds
    them (pdiag::listed_with_remote). */
-static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
+static PetscErrorCode MatDiagDeviceUploadValues(Mat A)
 {
-  DiagDevice       &d       = a->dev;
+  Mat_Diag         *a       = (Mat_Diag *)A->data;
+  DiagDevice       &d       = MatDiagDev(A);
   const std::size_t nval    = (std::size_t)a->nstored();
   const std::size_t nlisted = (std::size_t)a->remote.size();
 
@@ -223,7 +259,7 @@ static PetscErrorCode MatDiagDeviceUploadValues(Mat_Diag *a)
 static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
-  DiagDevice &d = a->dev;
+  DiagDevice &d = MatDiagDev(A);
   PetscMPIInt size;
 
   PetscFunctionBegin;
@@ -231,22 +267,22 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
   const bool                hm    = a->scheme == pdiag::Scheme::HM;
   const std::vector<Index> &offs  = hm ? a->hm.offsets : a->cdm.koffsets;
   const std::size_t         nd    = offs.size();
-  const std::size_t         nslot = std::max(a->shift_local.size(), a->tr_shift.size());
+  const std::size_t         nslot = std::max(a->mpi.shift_local.size(), a->mpi.tr_shift.size());
   std::vector<Index>        meta;
   meta.insert(meta.end(), offs.begin(), offs.end());
   if (hm) meta.insert(meta.end(), a->hm.start.begin(), a->hm.start.end());
-  for (const std::vector<Index> *s : {&a->shift_local, &a->ghost.shift_lo, &a->ghost.shift_hi, &a->tr_shift}) {
+  for (const std::vector<Index> *s : {&a->mpi.shift_local, &a->mpi.ghost.shift_lo, &a->mpi.ghost.shift_hi, &a->mpi.tr_shift}) {
     std::vector<Index> padded(*s);
     padded.resize(nslot, 0);
     meta.insert(meta.end(), padded.begin(), padded.end());
   }
-  d.split     = hm && a->split_active;
+  d.split     = hm && a->mpi.split_active;
   d.pass_meta = (Index)meta.size();
   if (d.split) {
-    const pdiag::ListedEntries &l = a->listed;
-    const std::vector<Index> *blocks[] = {&a->pass_offsets, &a->pass_start, &l.rows, &l.ptr, &l.pos, &l.cols};
+    const pdiag::ListedEntries &l = a->mpi.listed;
+    const std::vector<Index> *blocks[] = {&a->mpi.pass_offsets, &a->mpi.pass_start, &l.rows, &l.ptr, &l.pos, &l.cols};
     for (const std::vector<Index> *v : blocks) meta.insert(meta.end(), v->begin(), v->end());
-    d.npass        = (Index)a->pass_offsets.size();
+    d.npass        = (Index)a->mpi.pass_offsets.size();
     d.nlisted_rows = (Index)l.rows.size();
     d.nlisted      = l.size();
   }
@@ -260,8 +296,8 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
   /* ghost work vectors on the device, with the layouts of the host ones */
   if (size > 1 && !d.work) {
     PetscInt nw, nt;
-    PetscCall(VecGetLocalSize(a->ghost.work, &nw));
-    PetscCall(VecGetLocalSize(a->tr_work, &nt));
+    PetscCall(VecGetLocalSize(a->mpi.ghost.work, &nw));
+    PetscCall(VecGetLocalSize(a->mpi.tr_work, &nt));
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nw, &d.work));
     PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, nt, &d.tr_work));
   }
@@ -273,29 +309,29 @@ static PetscErrorCode MatDiagDeviceUploadMeta(Mat A)
 static PetscErrorCode MatDiagDeviceUpload(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
-  DiagDevice &d = a->dev;
+  DiagDevice &d = MatDiagDev(A);
 
   PetscFunctionBegin;
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A)); /* collective; marks the device copy stale */
-  if (d.mask == PETSC_OFFLOAD_GPU || d.mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A)); /* collective; marks the device copy stale */
+  if (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   PetscCall(MatDiagDeviceSetUp(A));
-  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagHostValuesEnsure_Private(A));
   PetscCall(PetscLogEventBegin(MATDIAG_CopyToGPU, A, 0, 0, 0));
   PetscCall(MatDiagDeviceUploadMeta(A));
   PetscBool compressed = PETSC_FALSE;
-  if (d.hm && a->compress_constant) PetscCall(MatDiagDeviceUploadCompressed(a, &compressed));
+  if (d.hm && a->opt.compress_constant) PetscCall(MatDiagDeviceUploadCompressed(A, &compressed));
   d.compressed  = compressed;
   d.full_values = false;
-  if (!compressed) PetscCall(MatDiagDeviceUploadValues(a));
+  if (!compressed) PetscCall(MatDiagDeviceUploadValues(A));
   PetscCall(PetscLogEventEnd(MATDIAG_CopyToGPU, A, 0, 0, 0));
-  d.mask = PETSC_OFFLOAD_BOTH;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(0);
 }
 
 /* Whether A's values should live on the device: a diagcuda type, or a diag
    matrix whose default vectors are CUDA vectors (-dm_vec_type cuda), not
    bound to the CPU. */
-PetscBool MatDiagWantsDevice_Private(Mat A)
+PetscBool MatDiagWantsDeviceCUDA_Private(Mat A)
 {
   PetscBool cuda = PETSC_FALSE;
 
@@ -304,13 +340,13 @@ PetscBool MatDiagWantsDevice_Private(Mat A)
   return cuda;
 }
 
-/* At MAT_FINAL_ASSEMBLY of a matrix headed for the GPU (DESIGN: values are
+/* At MAT_FINAL_ASSEMBLY of a matrix headed for the GPU (docs/design.md, "Where values live": values are
    copied once at assembly end): detect constant diagonals and upload now,
    so the first product of a solve does not pay for it. */
 PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat A)
 {
   PetscFunctionBegin;
-  if (MatDiagWantsDevice_Private(A)) PetscCall(MatDiagDeviceUpload(A));
+  if (MatDiagWantsDeviceCUDA_Private(A)) PetscCall(MatDiagDeviceUpload(A));
   PetscFunctionReturn(0);
 }
 
@@ -318,40 +354,39 @@ PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat A)
    GPU): copy them back before any host access. */
 PetscErrorCode MatDiagSyncHost_Private(Mat A)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHostData_Private(a));
-  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagSyncHostData_Private(A));
+  PetscCall(MatDiagHostValuesEnsure_Private(A));
   PetscFunctionReturn(0);
 }
 
 /* The same, without allocating deferred host values that nothing needs yet
    (for the ghost set-up, which only must not lose device values). */
-PetscErrorCode MatDiagSyncHostData_Private(Mat_Diag *a)
+PetscErrorCode MatDiagSyncHostData_Private(Mat A)
 {
-  DiagDevice &d = a->dev;
+  Mat_Diag   *a = (Mat_Diag *)A->data;
+  DiagDevice &d = MatDiagDev(A);
 
   PetscFunctionBegin;
-  if (d.mask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0);
-  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0);
+  PetscCall(MatDiagHostValuesEnsure_Private(A));
   PetscCheck(d.full_values && !d.compressed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: device values newer than the host's but not in full form");
   const std::size_t nval = (std::size_t)a->nstored(), nlisted = (std::size_t)a->remote.size();
   if (nval) DiagCallCUDA(cudaMemcpy(a->values(), d.val, nval * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
   if (nlisted) DiagCallCUDA(cudaMemcpy(a->remote.val.data(), d.val + nval, nlisted * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)((nval + nlisted) * sizeof(PetscScalar))));
-  d.mask = PETSC_OFFLOAD_BOTH;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(0);
 }
 
 /* Whether A's data is on (or headed for) the device: products with it run
    there. */
-PetscBool MatDiagOnDevice_Private(Mat A)
+PetscBool MatDiagOnDeviceCUDA_Private(Mat A)
 {
-  const Mat_Diag *a = (const Mat_Diag *)A->data;
 
   if (A->boundtocpu) return PETSC_FALSE;
-  return (MatDiagWantsDevice_Private(A) || a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+  return (MatDiagWantsDeviceCUDA_Private(A) || A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* A's full values on the device (uploaded if needed), in A's scheme, with
@@ -359,13 +394,12 @@ PetscBool MatDiagOnDevice_Private(Mat A)
    meta + ndiag. */
 PetscErrorCode MatDiagDeviceValues_Private(Mat A, const Index **meta, const PetscScalar **val)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceUpload(A));
-  if (!a->dev.full_values) PetscCall(MatDiagDeviceUploadValues(a));
-  *meta = a->dev.meta;
-  *val  = a->dev.val;
+  if (!MatDiagDev(A).full_values) PetscCall(MatDiagDeviceUploadValues(A));
+  *meta = MatDiagDev(A).meta;
+  *val  = MatDiagDev(A).val;
   PetscFunctionReturn(0);
 }
 
@@ -376,14 +410,13 @@ PetscErrorCode MatDiagDeviceValues_Private(Mat A, const Index **meta, const Pets
    to upload); otherwise its full values, as MatDiagDeviceValues_Private. */
 PetscErrorCode MatDiagDeviceEntries_Private(Mat A, PetscBool *compressed, pdiag::HmCompressedView<PetscScalar> *cview, const Index **meta, const PetscScalar **val)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceUpload(A));
-  *compressed = (a->dev.compressed && !a->dev.full_values) ? PETSC_TRUE : PETSC_FALSE;
+  *compressed = (MatDiagDev(A).compressed && !MatDiagDev(A).full_values) ? PETSC_TRUE : PETSC_FALSE;
   if (*compressed) {
-    *cview = a->dev.cview;
-    *meta  = a->dev.meta;
+    *cview = MatDiagDev(A).cview;
+    *meta  = MatDiagDev(A).meta;
     *val   = nullptr;
     PetscFunctionReturn(0);
   }
@@ -398,12 +431,12 @@ PetscErrorCode MatDiagDeviceEntries_Private(Mat A, PetscBool *compressed, pdiag:
 PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScalar **val)
 {
   Mat_Diag   *c = (Mat_Diag *)C->data;
-  DiagDevice &d = c->dev;
+  DiagDevice &d = MatDiagDev(C);
 
   PetscFunctionBegin;
-  if (!c->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(C));
+  if (!c->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(C));
   PetscCall(MatDiagDeviceSetUp(C));
-  if (d.mask == PETSC_OFFLOAD_UNALLOCATED || d.mask == PETSC_OFFLOAD_CPU) PetscCall(MatDiagDeviceUploadMeta(C));
+  if (C->offloadmask == PETSC_OFFLOAD_UNALLOCATED || C->offloadmask == PETSC_OFFLOAD_CPU) PetscCall(MatDiagDeviceUploadMeta(C));
   PetscCall(DiagReserveDevice(&d.val, &d.val_cap, (std::size_t)c->nstored()));
   *meta = d.meta;
   *val  = d.val;
@@ -422,15 +455,15 @@ PetscErrorCode MatDiagDeviceOutput_Private(Mat C, const Index **meta, PetscScala
 PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], InsertMode mode, PetscBool *done)
 {
   Mat_Diag    *a = (Mat_Diag *)A->data;
-  DiagDevice  &d = a->dev;
+  DiagDevice  &d = MatDiagDev(A);
   PetscMemType mtype = PETSC_MEMTYPE_HOST;
   PetscMPIInt  size;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (a->coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
-  const std::size_t n = a->coo_slot.size();
+  if (a->assembly.coo_state != A->nonzerostate) PetscCall(MatDiagCOOSlots_Private(A));
+  const std::size_t n = a->assembly.coo_slot.size();
   if (v && n) PetscCall(PetscGetMemType(v, &mtype));
   const PetscBool on_device = PetscMemTypeDevice(mtype) ? PETSC_TRUE : PETSC_FALSE;
   /* [0]: some process has values in host memory or entries of other
@@ -438,7 +471,7 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
      MatAssembly send them); [1]: some process has device values. Under MPI
      every process takes the same path: the device path may set up the
      ghost exchange (collective) and the host path sends entries. */
-  PetscInt need[2] = {(n && !on_device) || a->coo_remote ? 1 : 0, on_device ? 1 : 0};
+  PetscInt need[2] = {(n && !on_device) || a->assembly.coo_remote ? 1 : 0, on_device ? 1 : 0};
   if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, need, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
   if (!need[1]) PetscFunctionReturn(0); /* host values everywhere: the caller's host path */
   if (need[0]) {
@@ -450,11 +483,11 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagDeviceSetUp(A));
-  if (d.coo_state != a->coo_state || !d.coo_slot) {
+  if (d.coo_state != a->assembly.coo_state || !d.coo_slot) {
     PetscCall(DiagReserveDevice(&d.coo_slot, &d.coo_cap, n));
-    if (n) DiagCallCUDA(cudaMemcpy(d.coo_slot, a->coo_slot.data(), n * sizeof(Index), cudaMemcpyHostToDevice));
+    if (n) DiagCallCUDA(cudaMemcpy(d.coo_slot, a->assembly.coo_slot.data(), n * sizeof(Index), cudaMemcpyHostToDevice));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)(n * sizeof(Index))));
-    d.coo_state = a->coo_state;
+    d.coo_state = a->assembly.coo_state;
   }
   const Index       *meta;
   const PetscScalar *cur;
@@ -479,12 +512,11 @@ PetscErrorCode MatDiagSetValuesCOODevice_Private(Mat A, const PetscScalar v[], I
 /* The device values of C (full form) are now the newest copy. */
 PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
 {
-  Mat_Diag *c = (Mat_Diag *)C->data;
 
   PetscFunctionBegin;
-  c->dev.compressed  = false;
-  c->dev.full_values = true;
-  c->dev.mask        = PETSC_OFFLOAD_GPU;
+  MatDiagDev(C).compressed  = false;
+  MatDiagDev(C).full_values = true;
+  C->offloadmask              = PETSC_OFFLOAD_GPU;
   PetscFunctionReturn(0);
 }
 
@@ -492,9 +524,10 @@ PetscErrorCode MatDiagDeviceValuesWritten_Private(Mat C)
 /* y = A x (+ z) on local rows [lo, hi) on the GPU, x reached through shift
    block `which`; subtract: y = z - A x (HM values on the device, full or
    compressed, only: the callers check). */
-static PetscErrorCode DeviceSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi, bool subtract = false)
+static PetscErrorCode DeviceSpMV(Mat A, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, int which, Index lo, Index hi, bool subtract = false)
 {
-  const DiagDevice &d = a->dev;
+  const Mat_Diag   *a = (const Mat_Diag *)A->data;
+  const DiagDevice &d = MatDiagDev(A);
 
   PetscFunctionBegin;
   if (lo >= hi) PetscFunctionReturn(0);
@@ -541,14 +574,14 @@ PetscErrorCode MatDiagDeviceValuesSymmetric_Private(const pdiag::SymmetricHmView
 static PetscErrorCode DeviceSymmetricView(Mat A, pdiag::SymmetricHmView<PetscScalar> *S, PetscBool *yes)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
-  DiagDevice      &d = a->dev;
+  DiagDevice      &d = MatDiagDev(A);
   PetscMPIInt      size;
   PetscObjectState state;
 
   PetscFunctionBegin;
   *yes = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (!a->symmetric_product || size > 1 || !d.hm || d.compressed || !d.val || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
+  if (!a->opt.symmetric_product || size > 1 || !d.hm || d.compressed || !d.val || a->scheme != pdiag::Scheme::HM) PetscFunctionReturn(0);
   const pdiag::HmView<const PetscScalar> view{a->layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), d.val};
   if (!pdiag::symmetric_hm_view(view, S)) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
@@ -571,17 +604,17 @@ PetscErrorCode MatDiagGhostExchangeDevice_Private(Mat A, Vec x)
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceUpload(A)); /* the device work vector */
-  if (!a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A));
-  if (!a->dev.halo) {
-    PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+  if (!MatDiagDev(A).halo_decided) PetscCall(MatDiagHaloSetUp_Private(A));
+  if (!MatDiagDev(A).halo) {
+    PetscCall(VecScatterBegin(a->mpi.ghost.scatter, x, MatDiagDev(A).work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, MatDiagDev(A).work, INSERT_VALUES, SCATTER_FORWARD));
     PetscFunctionReturn(0);
   }
   PetscCall(VecCUDAGetArrayRead(x, &xd));
-  PetscCall(VecCUDAGetArrayWrite(a->dev.work, &wd));
+  PetscCall(VecCUDAGetArrayWrite(MatDiagDev(A).work, &wd));
   PetscCall(MatDiagHaloBegin_Private(A, xd, wd));
   PetscCall(MatDiagHaloEnd_Private(A, wd));
-  PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &wd));
+  PetscCall(VecCUDARestoreArrayWrite(MatDiagDev(A).work, &wd));
   PetscCall(VecCUDARestoreArrayRead(x, &xd));
   PetscFunctionReturn(0);
 }
@@ -600,13 +633,13 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(DeviceSymmetricView(A, &S, &symmetric)); /* one process only: its interior [ib, ie) is every row */
-  if (size > 1 && !a->dev.halo_decided) PetscCall(MatDiagHaloSetUp_Private(A)); /* collective, once per ghost layout */
-  const PetscBool pinned = (PetscBool)(size > 1 && a->dev.halo);
-  if (size > 1 && !pinned) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
+  if (size > 1 && !MatDiagDev(A).halo_decided) PetscCall(MatDiagHaloSetUp_Private(A)); /* collective, once per ghost layout */
+  const PetscBool pinned = (PetscBool)(size > 1 && MatDiagDev(A).halo);
+  if (size > 1 && !pinned) PetscCall(VecScatterBegin(a->mpi.ghost.scatter, x, MatDiagDev(A).work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   PetscScalar *ww = NULL; /* the work vector's device array (pinned exchange) */
   if (pinned) {
-    PetscCall(VecCUDAGetArrayWrite(a->dev.work, &ww));
+    PetscCall(VecCUDAGetArrayWrite(MatDiagDev(A).work, &ww));
     PetscCall(MatDiagHaloBegin_Private(A, xd, ww));
   }
   if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
@@ -621,7 +654,7 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
     PetscCall(PetscLogEventEnd(MATDIAG_SymmetricMult, A, x, y, 0));
   } else {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(DeviceSpMV(a, xd, yd, zd, 0, a->ib, a->ie, subtract));
+    PetscCall(DeviceSpMV(A, xd, yd, zd, 0, a->mpi.ib, a->mpi.ie, subtract));
     PetscCall(PetscLogGpuTimeEnd());
   }
   if (size > 1) {
@@ -629,22 +662,22 @@ static PetscErrorCode DeviceProduct(Mat A, Vec x, Vec z, Vec y, bool subtract)
       PetscCall(MatDiagHaloEnd_Private(A, ww)); /* x's device array is read until here */
       wd = ww;
     } else {
-      PetscCall(VecScatterEnd(a->ghost.scatter, x, a->dev.work, INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(VecCUDAGetArrayRead(a->dev.work, &wd));
+      PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, MatDiagDev(A).work, INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecCUDAGetArrayRead(MatDiagDev(A).work, &wd));
     }
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(DeviceSpMV(a, wd, yd, zd, 1, 0, a->ib, subtract));
-    PetscCall(DeviceSpMV(a, wd, yd, zd, 2, a->ie, a->layout.nrows, subtract));
-    if (a->dev.split) DiagCallCUDA(pdiag::cuda::listed_spmv_add(a->dev.nlisted_rows, MatDiagDevListed(a->dev, 0), MatDiagDevListed(a->dev, 1), MatDiagDevListed(a->dev, 2), MatDiagDevListed(a->dev, 3), a->dev.val, wd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), PetscDefaultCudaStream));
+    PetscCall(DeviceSpMV(A, wd, yd, zd, 1, 0, a->mpi.ib, subtract));
+    PetscCall(DeviceSpMV(A, wd, yd, zd, 2, a->mpi.ie, a->layout.nrows, subtract));
+    if (MatDiagDev(A).split) DiagCallCUDA(pdiag::cuda::listed_spmv_add(MatDiagDev(A).nlisted_rows, MatDiagDevListed(MatDiagDev(A), 0), MatDiagDevListed(MatDiagDev(A), 1), MatDiagDevListed(MatDiagDev(A), 2), MatDiagDevListed(MatDiagDev(A), 3), MatDiagDev(A).val, wd, yd, subtract ? PetscScalar(-1) : PetscScalar(1), PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
-    if (pinned) PetscCall(VecCUDARestoreArrayWrite(a->dev.work, &ww));
-    else PetscCall(VecCUDARestoreArrayRead(a->dev.work, &wd));
+    if (pinned) PetscCall(VecCUDARestoreArrayWrite(MatDiagDev(A).work, &ww));
+    else PetscCall(VecCUDARestoreArrayRead(MatDiagDev(A).work, &wd));
   }
   PetscCall(VecCUDARestoreArrayRead(x, &xd));
   if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
   if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
   else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->pass_entries));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->mpi.pass_entries));
   PetscFunctionReturn(0);
 }
 
@@ -661,11 +694,10 @@ PetscErrorCode MatMultKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
    false otherwise (CDM): the caller computes A x, then b - A x. */
 PetscErrorCode MatResidual_DiagCUDA(Mat A, Vec b, Vec x, Vec r, PetscBool *done)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceUpload(A));
-  *done = a->dev.hm ? PETSC_TRUE : PETSC_FALSE;
+  *done = MatDiagDev(A).hm ? PETSC_TRUE : PETSC_FALSE;
   if (*done) PetscCall(DeviceProduct(A, x, b, r, true));
   PetscFunctionReturn(0);
 }
@@ -673,7 +705,7 @@ PetscErrorCode MatResidual_DiagCUDA(Mat A, Vec b, Vec x, Vec r, PetscBool *done)
 PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
-  const DiagDevice  &d = a->dev;
+  const DiagDevice  &d = MatDiagDev(A);
   const PetscScalar *xd, *zd = NULL;
   PetscScalar       *yd;
   PetscMPIInt        size;
@@ -683,7 +715,7 @@ PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagDeviceUpload(A));
-  if (!a->dev.full_values) PetscCall(MatDiagDeviceUploadValues(a));
+  if (!MatDiagDev(A).full_values) PetscCall(MatDiagDeviceUploadValues(A));
   /* sequentially the product lands in y (and reads z); under MPI in the work vector */
   out = size > 1 ? d.tr_work : y;
   {
@@ -714,8 +746,8 @@ PetscErrorCode MatMultTransposeKernel_DiagCUDA(Mat A, Vec x, Vec z, Vec y)
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
     } else PetscCall(VecSet(y, 0.0));
-    PetscCall(VecScatterBegin(a->tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(a->tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterBegin(a->mpi.tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(a->mpi.tr_scatter, d.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)a->nstored()));
   PetscFunctionReturn(0);
@@ -734,6 +766,8 @@ static PetscErrorCode MatBindToCPU_Diag(Mat A, PetscBool flg)
 PetscErrorCode MatDiagDeviceCreate_Private(Mat A, PetscBool cuda_vectors)
 {
   PetscFunctionBegin;
+  PetscCallCXX(A->spptr = new DiagDevice());
+  A->offloadmask     = PETSC_OFFLOAD_UNALLOCATED;
   A->boundtocpu      = PETSC_FALSE;
   A->ops->bindtocpu  = MatBindToCPU_Diag;
   if (cuda_vectors) {

@@ -47,7 +47,7 @@
 -  -mat_diag_factor_device <true> - false: the numeric factorization on the host (the device one's baseline) */
 #include "device/factor.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 #include "pdiag/levels.hpp"
 
@@ -98,7 +98,7 @@ struct DiagFactorDevice {
   }
 };
 
-PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
+PetscBool MatDiagFactorDeviceWantedCUDA_Private(Vec b, Vec x)
 {
   return MatDiagVecOnDevice_Private(b) && MatDiagVecOnDevice_Private(x) ? PETSC_TRUE : PETSC_FALSE;
 }
@@ -220,17 +220,13 @@ static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, con
   std::vector<Index>         base;
   const pdiag::GridShape     grid = pdiag::infer_grid_shape(factor.offsets.data(), factor.ndiag(), d.n);
 
-  PetscInt                   box[3] = {0, 0, 0}, nbox = 3;
+  PetscInt                   box[3] = {0, 0, 0};
   PetscBool                  set = PETSC_FALSE;
 
   PetscFunctionBegin;
   d.tiles_tried[k] = true;
-  PetscCall(PetscOptionsGetIntArray(((PetscObject)F)->options, ((PetscObject)F)->prefix, "-mat_diag_factor_tile_box", box, &nbox, &set));
-  if (!set) {
-    nbox = 3;
-    PetscCall(PetscOptionsGetIntArray(((PetscObject)F)->options, NULL, "-mat_diag_factor_tile_box", box, &nbox, &set));
-  }
-  PetscCheck(!set || (nbox == 3 && box[0] > 0 && box[1] > 0 && box[2] > 0 && box[0] * box[1] * box[2] <= pdiag::kTileMaxRows), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_factor_tile_box needs three positive sizes with a product of at most %" PetscInt_FMT, (PetscInt)pdiag::kTileMaxRows);
+  PetscCall(MatDiagGetTileBoxOption((PetscObject)F, box, &set));
+  PetscCheck(!set || (box[0] > 0 && box[1] > 0 && box[2] > 0 && box[0] * box[1] * box[2] <= pdiag::kTileMaxRows), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "diag: -mat_diag_factor_tile_box needs three positive sizes with a product of at most %" PetscInt_FMT, (PetscInt)pdiag::kTileMaxRows);
   /* from the pattern (its marks as the values): the rows each row may read;
      boxes of the grid, else (a 9/27-point stencil's boxes read each other)
      of its skewed coordinates, which take about twice the wavefronts */
@@ -308,7 +304,7 @@ static PetscErrorCode Prepare(Mat F, DiagFactorDevice **pdev, const Hm &factor, 
     d.graphs.reset();
     d.schedules_version = pattern.version;
   }
-  PetscCall(DiagGetPrefixedBool((PetscObject)F, "-mat_diag_factor_tiles", &want_tiles));
+  PetscCall(MatDiagGetOption((PetscObject)F, DiagOpt::FactorTiles, &want_tiles));
   bool tried = true, all_tiles = true, all_levels = true; /* over the passes' kinds */
   for (int p = 0; p < st.npasses; ++p) {
     const std::size_t k = (std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p]);
@@ -349,8 +345,8 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
   DiagFactorDevice &d = **pdev;
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
-  PetscBool                                graphs = PETSC_TRUE;
-  PetscCall(DiagGetPrefixedBool((PetscObject)F, "-mat_diag_cuda_graphs", &graphs));
+  PetscBool                                graphs;
+  PetscCall(MatDiagGetOption((PetscObject)F, DiagOpt::CudaGraphs, &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArrayWrite(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());
@@ -358,7 +354,7 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
     const cudaError_t e = pdiag::cuda::hm_factor_solve_tiled(view, what, b, x, d.tiles.data(), PetscDefaultCudaStream);
     if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorNotSupported || e == cudaErrorLaunchOutOfResources) {
       /* a device (or a share of one) that cannot hold the cooperative launch: nothing ran, the error is not
-         sticky; the level-scheduled passes from now on (not seen on the H100/H200s this was built on) */
+         sticky; the level-scheduled passes from now on */
       (void)cudaGetLastError();
       PetscCall(PetscInfo(F, "diag: the tiled solve cannot launch here (%s): level-scheduled passes\n", cudaGetErrorString(e)));
       d.have_tiles.fill(false);
@@ -419,13 +415,13 @@ static PetscErrorCode UploadNumericInputs(Mat F, DiagFactorDevice &d, const Hm &
 
 PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat F, Mat A, DiagFactorDevice **pdev, const pdiag::HmView<const PetscScalar> &a, Hm &factor, const pdiag::HmFactorPlan &plan, const DiagFactorPattern &marks, PetscBool ilu, const MatFactorInfo *info, PetscBool check_pattern, PetscBool *misses, PetscBool *stale, PetscBool *host_stale, PetscBool *done)
 {
-  PetscBool wanted = PETSC_TRUE;
-  unsigned  flag   = 0;
+  PetscBool wanted;
+  unsigned  flag = 0;
 
   PetscFunctionBegin;
   *done   = PETSC_FALSE;
   *misses = PETSC_FALSE;
-  PetscCall(DiagGetPrefixedBool((PetscObject)F, "-mat_diag_factor_device", &wanted));
+  PetscCall(MatDiagGetOption((PetscObject)F, DiagOpt::DeviceIluNumeric, &wanted));
   if (!wanted || !MatDiagWantsDevice_Private(A)) PetscFunctionReturn(0);
   PetscCheck(marks.marks && marks.marks->size() == factor.val.size(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: factor pattern missing or of the wrong size");
   const std::vector<unsigned char> &pattern = *marks.marks;

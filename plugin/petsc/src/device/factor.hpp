@@ -1,29 +1,14 @@
-/* The native ILU(0) / ICC(0) factor's solves on the GPU
-   (device/factor.cpp, CUDA builds), called by factor/factor_native.cpp;
-   in CPU builds the stubs below keep every solve on the host. */
+/* The native ILU(0) / ICC(0) factor on the GPU (device/factor.cpp), reached
+   from factor/factor_native.cpp through core/device_hooks.hpp. */
 #pragma once
 
-#include "core/mat_diag.hpp"
+#include "device/device.hpp"
 
 #include "pdiag/factor.hpp"
 #include "pdiag/factor_levels.hpp"
 
-/* The factor's device copy: its diagonals and level schedules. */
-struct DiagFactorDevice;
-
-/* The pattern of a factor's entries (factor/factor_native.cpp: the entries
-   aij's factor holds; an unmarked entry is zero), over its stored entries,
-   and a version that changes with it. The solves' schedules are built from
-   it, not from the values, so they serve every numeric factorization of
-   that pattern. */
-struct DiagFactorPattern {
-  const std::vector<unsigned char> *marks   = nullptr;
-  PetscInt                          version = 0;
-};
-
-#if defined(PDIAG_PETSC_CUDA)
 /* Whether a solve with these vectors runs on the device (both CUDA, neither bound to the CPU). */
-PETSC_INTERN PetscBool MatDiagFactorDeviceWanted_Private(Vec, Vec);
+PETSC_INTERN PetscBool MatDiagFactorDeviceWantedCUDA_Private(Vec, Vec);
 /* x = op(F)^{-1} b on the device; *dev created on first use; *stale: the
    host factor changed since the last upload (cleared here). */
 PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec);
@@ -35,7 +20,7 @@ PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevi
 PETSC_INTERN PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat, Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve);
 /* The numeric ILU(0) (ilu) or ICC(0) factorization of A's values `a` into
    the factor storage `factor` (plan, pattern: factor/factor_native.cpp's) on
-   the device, when A expects CUDA vectors and -mat_diag_factor_device is
+   the device, when A expects CUDA vectors and -mat_diag_device_ilu_numeric is
    not false: *done then tells whether it gave the factor (left on the
    device and in `factor` on the host; *stale cleared). Not done: a pivot
    needs PETSc's shift policy (the caller factors on the host, as without a
@@ -50,28 +35,3 @@ PETSC_INTERN void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *);
    factor computed on the device (PETSc's "cuda" package, seqdensecuda):
    its pivots, n values copied to the host. */
 PETSC_INTERN PetscErrorCode MatDiagDenseFactorPivots_Private(Mat, PetscReal *, PetscReal *);
-#else
-static inline PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat, Mat, DiagFactorDevice **, const pdiag::HmView<const PetscScalar> &, Hm &, const pdiag::HmFactorPlan &, const DiagFactorPattern &, PetscBool, const MatFactorInfo *, PetscBool, PetscBool *misses, PetscBool *, PetscBool *, PetscBool *done)
-{
-  *misses = PETSC_FALSE;
-  *done   = PETSC_FALSE;
-  return 0;
-}
-static inline PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat, Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve)
-{
-  return 0;
-}
-static inline PetscBool MatDiagFactorDeviceWanted_Private(Vec, Vec)
-{
-  return PETSC_FALSE;
-}
-static inline PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec)
-{
-  return PETSC_ERR_SUP;
-}
-static inline PetscErrorCode MatDiagFactorDeviceDownload_Private(DiagFactorDevice *, Hm &)
-{
-  return PETSC_ERR_PLIB;
-}
-static inline void MatDiagFactorDeviceDestroy_Private(DiagFactorDevice *) { }
-#endif

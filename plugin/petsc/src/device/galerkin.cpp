@@ -4,9 +4,9 @@
 
    products/product_companion.cpp computes a Galerkin product as aij's on the
    host (the operator's aij copy, aij's PtAP, the result's conversion to
-   diag) and stores the result as diag. At 257^3 that host work took 20-30 s
-   of PCMG's set-up, where aijcusparse computes the same products with
-   cuSPARSE in a few seconds (docs/performance.md). Here cuSPARSE computes
+   diag) and stores the result as diag: host work that dominates PCMG's
+   set-up at large sizes, where aijcusparse computes the same products with
+   cuSPARSE on the device (docs/performance.md). Here cuSPARSE computes
    them too, through PETSc's aijcusparse: no product of our own (a
    well-kept library's SpGEMM, the one aijcusparse users get), and no
    values on the host:
@@ -41,7 +41,7 @@
    the host again. Event MatDiagPtAPGPU. */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 #include <limits>
 
@@ -105,7 +105,7 @@ PetscErrorCode Wanted(Mat C, PetscBool *wanted)
     PetscCall(PetscStrcmp(p->alg, "diag", &diag));
     if (!dflt && !diag) PetscFunctionReturn(0); /* an algorithm of aij's (-matptap_via ...): aij's on the host */
   }
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_galerkin_device", &on, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::GalerkinDevice, &on));
   *wanted = on;
   PetscFunctionReturn(0);
 }
@@ -134,8 +134,8 @@ PetscErrorCode FillOperatorCopy(Mat A, GalerkinDevice *g, PetscBool check, Petsc
 
   PetscFunctionBegin;
   PetscCall(MatDiagDeviceValues_Private(A, &meta, &val));
-  PetscCheck(a->dev.hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a Galerkin product on the GPU needs the operator's HM values on the device");
-  const pdiag::HmView<const PetscScalar> view{a->layout, a->dev.nd, MatDiagDevOffsets(a->dev), MatDiagDevStart(a->dev), val};
+  PetscCheck(MatDiagDev(A).hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a Galerkin product on the GPU needs the operator's HM values on the device");
+  const pdiag::HmView<const PetscScalar> view{a->layout, MatDiagDev(A).nd, MatDiagDevOffsets(MatDiagDev(A)), MatDiagDevStart(MatDiagDev(A)), val};
   PetscCall(DeviceCSR(g->A_copy, &ia, &ja, NULL));
   PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(g->A_copy, &out));
   PetscCall(PetscLogGpuTimeBegin());
@@ -175,7 +175,7 @@ PetscErrorCode FillResult(Mat C, GalerkinDevice *g)
   const Index    *meta;
   PetscCall(DeviceCSR(g->S, &ia, &ja, &sv));
   PetscCall(MatDiagDeviceOutput_Private(C, &meta, &val));
-  const pdiag::HmView<PetscScalar> view{c->layout, c->dev.nd, MatDiagDevOffsets(c->dev), MatDiagDevStart(c->dev), val};
+  const pdiag::HmView<PetscScalar> view{c->layout, MatDiagDev(C).nd, MatDiagDevOffsets(MatDiagDev(C)), MatDiagDevStart(MatDiagDev(C)), val};
   unsigned long long misses = 0;
   PetscCall(PetscLogGpuTimeBegin());
   DiagCallCUDA(cudaMemsetAsync(g->counts, 0, sizeof(unsigned long long), PetscDefaultCudaStream));
@@ -254,11 +254,11 @@ PetscErrorCode Build(Mat C, GalerkinDevice *g, PetscBool *compact)
   PetscCall(MatDiagReplaceStorage_Private(C, std::move(out)));
   c->host_deferred = PETSC_TRUE;
   C->preallocated  = PETSC_TRUE;
-  c->defer_upload  = PETSC_TRUE; /* no zeros to the device: FillResult writes there */
+  c->assembly.defer_upload  = PETSC_TRUE; /* no zeros to the device: FillResult writes there */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   c               = (Mat_Diag *)C->data;
-  c->defer_upload = PETSC_FALSE;
+  c->assembly.defer_upload = PETSC_FALSE;
   {
     const PetscInt *ia, *ja;
     PetscInt        m;

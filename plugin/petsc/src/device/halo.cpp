@@ -5,8 +5,8 @@
    stages the packed ghosts through pageable host buffers on the product's
    stream: the copy out is waited for before the interior rows' kernel is
    launched, the copy back queues behind that kernel, and both run at
-   pageable speed (on 4 H200s the exchange of two 512^2 planes took 1.5 ms,
-   twice the interior product). A diag matrix's ghost columns are few
+   pageable speed, so the exchange can take longer than the interior
+   product it should hide behind. A diag matrix's ghost columns are few
    contiguous column intervals (the neighbour planes of a stencil), each a
    contiguous slice of its owner's x: they are copied straight from x's
    device array into pinned host memory on a stream of their own while the
@@ -21,7 +21,7 @@
    collective: every process takes the same path. */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 #include <petsc/private/sfimpl.h>
 
@@ -93,7 +93,7 @@ PetscErrorCode BuildPlan(Mat A, DiagHalo *h)
   ask_count.assign(size, 0);
   std::vector<std::vector<PetscInt>> asks(size);
   Index pos = 0; /* position in the work vector */
-  for (const auto &iv : a->ghost.need) {
+  for (const auto &iv : a->mpi.ghost.need) {
     for (Index g = iv.first; g < iv.second;) {
       PetscMPIInt owner;
       PetscCall(PetscLayoutFindOwner(A->cmap, (PetscInt)g, &owner));
@@ -149,13 +149,13 @@ PetscErrorCode BuildPlan(Mat A, DiagHalo *h)
 PetscErrorCode MatDiagHaloSetUp_Private(Mat A)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
-  PetscSF     sf = a->ghost.scatter;
+  PetscSF     sf = a->mpi.ghost.scatter;
   PetscMPIInt size;
-  PetscBool   want = a->pinned_halo;
+  PetscBool   want = a->opt.pinned_halo;
 
   PetscFunctionBegin;
-  MatDiagHaloDestroy_Private(&a->dev.halo);
-  a->dev.halo_decided = PETSC_TRUE;
+  MatDiagHaloDestroy_Private(&MatDiagDev(A).halo);
+  MatDiagDev(A).halo_decided = PETSC_TRUE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1 || !sf) PetscFunctionReturn(0);
   if (sf->use_gpu_aware_mpi) want = PETSC_FALSE; /* PETSc's scatter then moves device buffers directly */
@@ -184,7 +184,7 @@ PetscErrorCode MatDiagHaloSetUp_Private(Mat A)
   if (err != cudaSuccess) delete h;
   DiagCallCUDA(err);
   h->requests.resize(h->send_peers.size() + h->recv_peers.size());
-  a->dev.halo = h;
+  MatDiagDev(A).halo = h;
   PetscCall(PetscInfo(A, "diag: ghost exchange through pinned host memory: %" PetscInt_FMT " values to %d processes in %d runs, %" PetscInt_FMT " from %d\n", (PetscInt)h->nsend, (int)h->send_peers.size(), (int)h->send_runs.size(), (PetscInt)h->nreceived, (int)h->recv_peers.size()));
   PetscFunctionReturn(0);
 }
@@ -196,7 +196,7 @@ PetscErrorCode MatDiagHaloSetUp_Private(Mat A)
    copies end. */
 PetscErrorCode MatDiagHaloBegin_Private(Mat A, const PetscScalar *xd, PetscScalar *wd)
 {
-  DiagHalo *h = ((Mat_Diag *)A->data)->dev.halo;
+  DiagHalo *h = MatDiagDev(A).halo;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATDIAG_Halo, A, 0, 0, 0));
@@ -223,7 +223,7 @@ PetscErrorCode MatDiagHaloBegin_Private(Mat A, const PetscScalar *xd, PetscScala
    one Begin got) and makes PETSc's stream wait for all the copies. */
 PetscErrorCode MatDiagHaloEnd_Private(Mat A, PetscScalar *wd)
 {
-  DiagHalo *h = ((Mat_Diag *)A->data)->dev.halo;
+  DiagHalo *h = MatDiagDev(A).halo;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATDIAG_Halo, A, 0, 0, 0));

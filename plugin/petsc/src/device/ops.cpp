@@ -18,7 +18,7 @@
    values). */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 /* Whether this process can run an operation on A's device copy: its values
    are there and its ghost layout is current (so that fetching them is not
@@ -27,8 +27,8 @@ static PetscBool DeviceOpsLocal(Mat A)
 {
   const Mat_Diag *a = (const Mat_Diag *)A->data;
 
-  if (!a->device_ops || A->boundtocpu || !a->ghost_valid) return PETSC_FALSE;
-  return (a->dev.mask == PETSC_OFFLOAD_GPU || a->dev.mask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
+  if (!a->opt.device_ops || A->boundtocpu || !a->mpi.ghost_valid) return PETSC_FALSE;
+  return (A->offloadmask == PETSC_OFFLOAD_GPU || A->offloadmask == PETSC_OFFLOAD_BOTH) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* Collective: *done becomes true on every process if local is true on every
@@ -129,10 +129,10 @@ PetscErrorCode MatDiagGetDiagonalDevice_Private(Mat A, Vec v, PetscBool *done)
   PetscFunctionBegin;
   PetscCall(DeviceOpsAgree(A, (DeviceOpsLocal(A) && MatDiagUseDevice_Private(A, v)) ? PETSC_TRUE : PETSC_FALSE, done));
   if (!*done) PetscFunctionReturn(0);
-  if (a->dev.compressed) { /* read the compressed form: the full values are not on the device (Jacobi's set-up would upload them) */
+  if (MatDiagDev(A).compressed) { /* read the compressed form: the full values are not on the device (Jacobi's set-up would upload them) */
     PetscCall(VecCUDAGetArrayWrite(v, &vd));
     PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::hm_compressed_get_diagonal(a->dev.cview, a->hm.find_diagonal(0), vd, PetscDefaultCudaStream));
+    DiagCallCUDA(pdiag::cuda::hm_compressed_get_diagonal(MatDiagDev(A).cview, a->hm.find_diagonal(0), vd, PetscDefaultCudaStream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecCUDARestoreArrayWrite(v, &vd));
     PetscFunctionReturn(0);
@@ -166,7 +166,7 @@ PetscErrorCode MatDiagAXPYDevice_Private(Mat Y, PetscScalar alpha, Mat X, PetscB
 PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool *done)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
-  DiagDevice        &d = a->dev;
+  DiagDevice        &d = MatDiagDev(A);
   const Index       *shift = NULL;
   const PetscScalar *ld = NULL, *rd = NULL;
   PetscMPIInt        size;
@@ -179,8 +179,8 @@ PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool
      MatMultTranspose and read through its shifts */
   Vec rsrc = r;
   if (r && size > 1) {
-    PetscCall(VecScatterBegin(a->tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(a->tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterBegin(a->mpi.tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(a->mpi.tr_scatter, r, d.tr_work, INSERT_VALUES, SCATTER_FORWARD));
     rsrc  = d.tr_work;
     shift = MatDiagDevShift(d, 3);
   }
@@ -201,7 +201,7 @@ PetscErrorCode MatDiagDiagonalScaleDevice_Private(Mat A, Vec l, Vec r, PetscBool
 PetscErrorCode MatDiagZeroRowsDevice_Private(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool *done)
 {
   Mat_Diag   *a = (Mat_Diag *)A->data;
-  DiagDevice &d = a->dev;
+  DiagDevice &d = MatDiagDev(A);
   PetscInt    nloc, *lrows;
 
   PetscFunctionBegin;

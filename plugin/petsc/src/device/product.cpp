@@ -19,7 +19,7 @@
    memory tiles). */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 #include "products/product_common.hpp"
 #include "device/product.hpp"
 
@@ -244,7 +244,7 @@ PetscErrorCode MatDiagDeviceProductNumericViews_Private(DiagDeviceProduct *p, co
     DiagCallKernel(out = pdiag::cdm_from_hm(p->chost));
     PetscCheck(out.koffsets == c->cdm.koffsets, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: product result's compact diagonals differ from C's");
     c->cdm = std::move(out);
-    MatDiagValuesChanged(c);
+    MatDiagValuesChanged(C);
   }
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,7 @@
 /* MatSOR of MATDIAG on the GPU (CUDA builds): with CUDA vectors the sweeps
    of an HM block (a sequential matrix, or in parallel each process's
    diagonal block, ops/sor.cpp) run on the device by level scheduling
-   (DESIGN §6; kernels/ pdiag/levels.hpp and src/sor.cu): the rows of one
+   (docs/design.md, "Factorizations and preconditioners"; kernels/ pdiag/levels.hpp and src/sor.cu): the rows of one
    level are relaxed together, one launch per level, and the result is the
    sequential sweep's (the host path's) to rounding.
 
@@ -29,7 +29,7 @@
    MatSOR, with the matrix's prefix, else without */
 #include "core/mat_diag.hpp"
 
-#include "device/cuda.hpp"
+#include "device/device.hpp"
 
 #include "pdiag/levels.hpp"
 #include "pdiag/relax.hpp"
@@ -46,7 +46,7 @@ void MatDiagSORGraphDestroy_Private(DiagSorGraph **g)
 
 /* Whether MatSOR of the sequential block A with these vectors and flag runs
    on the device. */
-PetscBool MatDiagSORDeviceWanted_Private(Mat A, Vec b, Vec x, MatSORType flag)
+PetscBool MatDiagSORDeviceWantedCUDA_Private(Mat A, Vec b, Vec x, MatSORType flag)
 {
   const Mat_Diag *a = (const Mat_Diag *)A->data;
 
@@ -60,7 +60,7 @@ PetscBool MatDiagSORDeviceWanted_Private(Mat A, Vec b, Vec x, MatSORType flag)
 static PetscErrorCode SORDeviceSetUp(Mat A, PetscReal omega, PetscReal fshift)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
-  DiagDevice      &d = a->dev;
+  DiagDevice      &d = MatDiagDev(A);
   PetscObjectState state;
   const Index      m = a->layout.nrows;
 
@@ -105,7 +105,7 @@ static PetscErrorCode SORDeviceSetUp(Mat A, PetscReal omega, PetscReal fshift)
 PetscErrorCode MatSOR_SeqDiagCUDA(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
-  DiagDevice        &d = a->dev;
+  DiagDevice        &d = MatDiagDev(A);
   const Index        m = a->layout.nrows;
   const Index       *meta;
   const PetscScalar *val, *b;
@@ -122,8 +122,8 @@ PetscErrorCode MatSOR_SeqDiagCUDA(Mat A, Vec bb, PetscReal omega, MatSORType fla
   sw.zero_initial_guess = (flag & SOR_ZERO_INITIAL_GUESS) != 0;
   const pdiag::cuda::LevelsView fwd{(Index)d.sor_fwd_ptr.size() - 1, d.sor_fwd_ptr.data(), d.sor_rows};
   const pdiag::cuda::LevelsView bwd{(Index)d.sor_bwd_ptr.size() - 1, d.sor_bwd_ptr.data(), d.sor_rows + m};
-  PetscBool                     graphs = PETSC_TRUE;
-  PetscCall(DiagGetPrefixedBool((PetscObject)A, "-mat_diag_cuda_graphs", &graphs));
+  PetscBool                     graphs;
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::CudaGraphs, &graphs));
   PetscCall(VecCUDAGetArrayRead(bb, &b));
   PetscCall(VecCUDAGetArray(xx, &x));
   PetscCall(PetscLogGpuTimeBegin());

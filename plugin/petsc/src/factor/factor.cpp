@@ -30,7 +30,6 @@
    keep PETSc's host factor; "cusparse" can also be named
    (-pc_factor_mat_solver_type cusparse). */
 #include "core/mat_diag.hpp"
-#include "device/factor.hpp"
 
 #include <array>
 #include <utility>
@@ -93,7 +92,7 @@ PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, Pe
   if (!h->copy_type) PetscFunctionReturn(0);
   PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
   PetscCall(PetscStrcmp(h->copy_type, MATSEQDENSE, &dense));
-  const PetscBool rebuilt = (PetscBool)(h->device_copy_build != ((Mat_Diag *)A->data)->companion_builds);
+  const PetscBool rebuilt = (PetscBool)(h->device_copy_build != ((Mat_Diag *)A->data)->aij.companion_builds);
   if (G && !numeric && (dense || !rebuilt)) { /* a symbolic phase reads no values (dense: the copy of MatGetFactor, sizes only) */
     *M = G;
     PetscFunctionReturn(0);
@@ -103,7 +102,7 @@ PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, Pe
     PetscCall(PetscObjectCompose((PetscObject)F, kDeviceCopyName, (PetscObject)G));
     PetscCall(MatDestroy(&G)); /* F holds it */
     PetscCall(PetscObjectQuery((PetscObject)F, kDeviceCopyName, (PetscObject *)&G));
-    h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
+    h->device_copy_build = ((Mat_Diag *)A->data)->aij.companion_builds;
   } else PetscCall(MatDiagCopyAIJValues_Private(C, G)); /* the aijcusparse copy of the same structure: the values only */
   *M = G;
   PetscFunctionReturn(0);
@@ -118,22 +117,19 @@ PetscErrorCode FactorInput(Mat F, Mat A, FactorHooks *h, const char *purpose, Pe
 PetscErrorCode CheckSameCompanion(Mat A, const FactorHooks *h)
 {
   PetscFunctionBegin;
-  PetscCheck(((Mat_Diag *)A->data)->companion_builds == h->companion_build, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+  PetscCheck(((Mat_Diag *)A->data)->aij.companion_builds == h->companion_build, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "diag: the matrix's entries changed place since its symbolic factorization (a value became nonzero where it had no entry): factor it again from the symbolic phase");
   PetscFunctionReturn(0);
 }
 
 /* cuSOLVER's dense factor solves one right-hand side by two triangular
-   solves with one column, far below the memory bandwidth (MatSolve 1.4 ms
-   for the 4913-row coarse grid of ex45 257^3 on an H200, bench/pcs.py's
-   -log_view). So after the numeric phase the inverse is formed on the
-   device from the factor (MatMatSolveTranspose with the identity: n
-   right-hand sides at once), and a solve is one product with it (a dense
-   MatMultTranspose: gemv, which reads it once; 0.1 ms a solve in the same
-   runs). It is kept transposed, A^-T, for no reason of speed: an earlier
-   guess that the plain gemv was slower did not hold (both forms took
-   about the same time in a one-off cuBLAS test outside bench/), and a
-   plain inverse would serve as well. The same LU, applied as its inverse. */
+   solves with one column, far below the memory bandwidth. So after the
+   numeric phase the inverse is formed on the device from the factor
+   (MatMatSolveTranspose with the identity: n right-hand sides at once), and
+   a solve is one product with it (a dense MatMultTranspose: gemv, which
+   reads it once at the bandwidth). It is kept transposed, A^-T, which is
+   what MatMatSolveTranspose gives; the plain inverse would serve as well.
+   The same LU, applied as its inverse. */
 const char *const kInverseName = "MatDiagFactorInverseTranspose";
 
 PetscErrorCode InverseTranspose(Mat F, Mat *inverse_transpose)
@@ -181,9 +177,7 @@ PetscErrorCode FormInverse(Mat F, const FactorHooks *h)
   PetscCall(MatDestroy(&identity));
   { /* one product now, so that its one-time cost (loading cuBLAS's gemv
        kernel at a process's first call) falls in the set-up, as PCMG's
-       transfers' do (pc/mg.cpp): the 9 coarse MatSolves of ex45 257^3
-       took 4.1 ms without it, 0.91 ms with it (bench/pcs.py, PETSc 3.18,
-       H200, two device calls) */
+       transfers' do (pc/mg.cpp), not in the first solve */
     Vec x, y;
     PetscCall(MatCreateVecs(inverse_transpose, &x, &y));
     PetscCall(VecSet(x, 0.0));
@@ -215,7 +209,6 @@ void RestoreDenseSolves(Mat F, FactorHooks *h)
 /* the orderings PCFactor gave a dense factor's symbolic phase, for the aij factor below */
 const char *const kRowOrderingName = "MatDiagFactorRowOrdering", *const kColOrderingName = "MatDiagFactorColOrdering";
 
-#if defined(PDIAG_PETSC_CUDA)
 /* the aij factor and its aijcusparse copy, held by F */
 const char *const kAijFactorName = "MatDiagFactorAijLU", *const kAijCopyName = "MatDiagFactorAijCopy";
 
@@ -255,9 +248,9 @@ PetscErrorCode SolveTransposeByAij(Mat F, Vec b, Vec x)
    largest, the matrix is factored as aijcusparse factors it (cuSPARSE's
    package on an aijcusparse copy, aij's numeric phase with its shifts, the
    ordering PCFactor gave the symbolic phase), that factor is kept in F and
-   F's solves go to it: the solves give aijcusparse's. ksp ex34_1 and ex50
-   on 4 processes gave other residuals (docs/compatibility.md). failed: the
-   dense numeric phase stopped (an exact zero pivot). */
+   F's solves go to it: the solves give aijcusparse's, where the dense
+   factor's would differ (docs/compatibility.md). failed: the dense numeric
+   phase stopped (an exact zero pivot). */
 PetscErrorCode SingularDenseToAij(Mat F, Mat A, FactorHooks *h, const MatFactorInfo *info, PetscBool failed, PetscBool *taken)
 {
   PetscReal smallest = 0, largest = 0;
@@ -267,7 +260,7 @@ PetscErrorCode SingularDenseToAij(Mat F, Mat A, FactorHooks *h, const MatFactorI
   *taken = PETSC_FALSE;
   if (!failed) {
     if (!F->rmap->n) PetscFunctionReturn(0); /* no pivots: nothing singular */
-    PetscCall(MatDiagDenseFactorPivots_Private(F, &smallest, &largest));
+    PetscCall(MatDiagDeviceCall(dense_factor_pivots, F, &smallest, &largest));
     if (smallest > info->zeropivot * largest) PetscFunctionReturn(0);
   }
   PetscCall(MatDiagGetCompanion_Private(A, "the numeric factorization", &C)); /* the aij copy (the dense one was factored) */
@@ -314,7 +307,6 @@ PetscErrorCode SingularDenseToAij(Mat F, Mat A, FactorHooks *h, const MatFactorI
   *taken                    = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
-#endif
 
 PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
 {
@@ -338,9 +330,7 @@ PetscErrorCode LUNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = (*h->lu_numeric)(F, C, info);
   PetscCall(PetscPopErrorHandler());
-#if defined(PDIAG_PETSC_CUDA)
   PetscCall(SingularDenseToAij(F, A, h, info, (PetscBool)(ierr != 0), &taken));
-#endif
   if (taken) PetscFunctionReturn(0);
   PetscCall(ierr);
   PetscCall(FormInverse(F, h));
@@ -377,7 +367,7 @@ PetscErrorCode QRNumeric_Diag(Mat F, Mat A, const MatFactorInfo *info)
    it, and put the wrapper in its place. */
 void TakeNumeric(Mat F, Mat A, FactorHooks *h)
 {
-  h->companion_build = ((Mat_Diag *)A->data)->companion_builds;
+  h->companion_build = ((Mat_Diag *)A->data)->aij.companion_builds;
   if (F->ops->lufactornumeric && F->ops->lufactornumeric != LUNumeric_Diag) {
     h->lu_numeric            = F->ops->lufactornumeric;
     F->ops->lufactornumeric = LUNumeric_Diag;
@@ -471,7 +461,7 @@ PetscErrorCode QRSymbolic_Diag(Mat F, Mat A, IS col, const MatFactorInfo *info)
   PetscCall(GetHooks(F, &h));
   PetscCall(FactorInput(F, A, h, "the QR factorization", PETSC_FALSE, &C));
   PetscCall((*h->qr_symbolic)(F, C, col, info));
-  h->companion_build = ((Mat_Diag *)A->data)->companion_builds;
+  h->companion_build = ((Mat_Diag *)A->data)->aij.companion_builds;
   { /* QR's numeric phase is composed, not in the ops table */
     PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *) = NULL;
     PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatQRFactorNumeric_C", &numeric));
@@ -500,23 +490,19 @@ PetscErrorCode FactorPackage(Mat A, const char *package, MatFactorType ftype, co
     *copy_type = MATSEQAIJCUSPARSE;
     PetscFunctionReturn(0);
   }
-#if defined(PDIAG_PETSC_CUDA)
-  PetscBool petsc, seq, wanted = PETSC_TRUE;
-  PetscInt  dense_max = kDiagDenseFactorMaxRows;
+  PetscBool petsc, seq, wanted;
+  PetscInt  dense_max;
   PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
   if (!petsc || !seq || (ftype != MAT_FACTOR_LU && ftype != MAT_FACTOR_CHOLESKY) || !MatDiagWantsDevice_Private(A)) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_device_factor", &wanted, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::DeviceLU, &wanted));
   if (!wanted) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_dense_factor_max", &dense_max, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::DenseFactorMax, &dense_max));
   /* dense Cholesky: PETSc's CUDA build lacks cuSOLVER's symmetric-indefinite solve (sytrs) that it uses for matrices not marked SPD */
   const PetscBool dense = (PetscBool)(ftype == MAT_FACTOR_LU && A->rmap->n <= dense_max);
   *use                  = dense ? MATSOLVERCUDA : MATSOLVERCUSPARSE;
   *copy_type            = dense ? MATSEQDENSE : MATSEQAIJCUSPARSE;
   PetscCall(PetscInfo(A, "diag: %s with CUDA vectors, %" PetscInt_FMT " rows: %s's factor (solves on the GPU)\n", MatFactorTypes[ftype], A->rmap->n, dense ? "cuSOLVER's dense" : "cuSPARSE"));
-#else
-  (void)A, (void)ftype;
-#endif
   PetscFunctionReturn(0);
 }
 
@@ -538,8 +524,8 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
   PetscBool sizes_only = A->assembled ? PETSC_FALSE : PETSC_TRUE, dense_copy = PETSC_FALSE;
   if (!sizes_only && !copy_type) PetscCall(MatDiagFactorNativeMayApply_Private(A, use, ftype, &sizes_only));
   /* a dense copy is made at each numeric phase (FactorInput): until then the
-     package needs only the sizes (PCs ask for the factor more than once: at
-     4913 rows each early copy filled 193 MB) */
+     package needs only the sizes (PCs ask for the factor more than once,
+     and each early dense copy would fill n^2 values) */
   if (copy_type) PetscCall(PetscStrcmp(copy_type, MATSEQDENSE, &dense_copy));
   if (dense_copy) sizes_only = PETSC_TRUE;
   if (!sizes_only) {
@@ -567,7 +553,7 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
   PetscCallCXX(h = new FactorHooks());
   h->package   = use;
   h->copy_type = copy_type;
-  if (copy_type && !sizes_only) h->device_copy_build = ((Mat_Diag *)A->data)->companion_builds;
+  if (copy_type && !sizes_only) h->device_copy_build = ((Mat_Diag *)A->data)->aij.companion_builds;
   struct _MatOps *ops = (*F)->ops;
   if (ops->lufactorsymbolic) std::swap(h->lu_symbolic, ops->lufactorsymbolic), ops->lufactorsymbolic = LUSymbolic_Diag;
   if (ops->ilufactorsymbolic) std::swap(h->ilu_symbolic, ops->ilufactorsymbolic), ops->ilufactorsymbolic = ILUSymbolic_Diag;

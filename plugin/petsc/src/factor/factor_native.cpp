@@ -1,4 +1,4 @@
-/* ILU(0) and ICC(0) on the diagonals (DESIGN §6): the factors keep the
+/* ILU(0) and ICC(0) on the diagonals (docs/design.md, "Factorizations and preconditioners"): the factors keep the
    matrix's stored diagonals (L on d < 0, U on d > 0), computed and applied
    by kernels/ pdiag/factor.hpp. Used for PCILU / PCICC with the "petsc"
    package, zero levels of fill and the natural ordering on a sequential
@@ -33,7 +33,8 @@
    -mat_diag_factor_device false keeps it here), unless a pivot needs
    PETSc's shift policy, which only the host's sequential factorization
    applies; and solves with CUDA vectors run on the device. */
-#include "device/factor.hpp"
+
+#include "core/mat_diag.hpp"
 
 #include "pdiag/factor_solve.hpp"
 #include "pdiag/ops.hpp"
@@ -62,7 +63,10 @@ struct NativeFactor {
   NativeFactor() = default;
   NativeFactor(const NativeFactor &) = delete;
   NativeFactor &operator=(const NativeFactor &) = delete;
-  ~NativeFactor() { MatDiagFactorDeviceDestroy_Private(dev); }
+  ~NativeFactor()
+  {
+    if (dev) MatDiagDeviceOps_Private->factor_destroy(dev); /* a device copy exists only with a device layer */
+  }
 };
 
 PetscErrorCode GetNative(Mat F, NativeFactor **nf)
@@ -147,22 +151,22 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
   PetscCall(MatDiagHm_Private(A, &hm));
   PetscCheck(hm->offsets == nf->a_offsets, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: the diagonals of the matrix changed since the symbolic factorization");
   const pdiag::HmView<const PetscScalar> v = hm->view();
-#if defined(PDIAG_PETSC_CUDA)
-  nf->device = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE; /* as for products: the vectors decide */
+  PetscBool bound;
+  PetscCall(MatBoundToCPU(A, &bound));
+  nf->device = MatDiagDeviceOps_Private && !bound ? PETSC_TRUE : PETSC_FALSE; /* as for products: the vectors decide */
   if (nf->device) {
     /* on the device when A's vectors are CUDA ones, unless a pivot needs
        PETSc's policy; the device checks whether A has nonzeros outside the
        pattern, which then grows here first */
     const PetscBool ilu    = nf->type == MAT_FACTOR_ILU ? PETSC_TRUE : PETSC_FALSE;
     PetscBool       misses = PETSC_FALSE;
-    PetscCall(MatDiagFactorDeviceNumeric_Private(F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_TRUE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
+    PetscCall(MatDiagDeviceTry(factor_numeric, F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_TRUE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
     if (misses) {
       PetscCall(GrowPattern(nf, *hm));
       grown = PETSC_TRUE;
-      PetscCall(MatDiagFactorDeviceNumeric_Private(F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_FALSE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
+      PetscCall(MatDiagDeviceTry(factor_numeric, F, A, &nf->dev, v, nf->F, nf->plan, nf->marks(), ilu, info, PETSC_FALSE, &misses, &nf->dev_stale, &nf->host_stale, &on_device));
     }
   }
-#endif
   if (!on_device && !grown) PetscCall(GrowPattern(nf, *hm));
   if (!on_device) {
     double excess;
@@ -178,9 +182,7 @@ PetscErrorCode Numeric_Native(Mat F, Mat A, const MatFactorInfo *info)
     nf->dev_stale  = PETSC_TRUE;
     nf->host_stale = PETSC_FALSE;
   }
-#if defined(PDIAG_PETSC_CUDA)
-  if (nf->device) PetscCall(MatDiagFactorDevicePrepare_Private(F, A, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
-#endif
+  if (nf->device) PetscCall(MatDiagDeviceTry(factor_prepare, F, A, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, nf->type == MAT_FACTOR_ILU ? pdiag::FactorSolve::IluSolve : pdiag::FactorSolve::IccSolve));
   nf->rows_stale = PETSC_TRUE;
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
@@ -211,11 +213,11 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve
   PetscFunctionBegin;
   PetscCall(GetNative(F, &nf));
   if (nf->device && MatDiagFactorDeviceWanted_Private(b, x)) {
-    PetscCall(MatDiagFactorDeviceSolve_Private(F, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, what, b, x));
+    PetscCall(MatDiagDeviceCall(factor_solve, F, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, what, b, x));
     PetscFunctionReturn(0);
   }
   if (nf->host_stale) { /* factored on the device: the host solve needs the values here */
-    PetscCall(MatDiagFactorDeviceDownload_Private(nf->dev, nf->F));
+    PetscCall(MatDiagDeviceCall(factor_download, nf->dev, nf->F));
     nf->host_stale = PETSC_FALSE;
   }
   if (nf->by_rows && nf->rows_stale) {
@@ -330,7 +332,7 @@ PetscErrorCode MatDiagFactorNativeMayApply_Private(Mat A, const char *package, M
   PetscCall(PetscStrcmp(package, MATSOLVERPETSC, &petsc));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &seq, MATSEQDIAG, MATSEQDIAGCUDA, ""));
   if (!petsc || !seq) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_native_factor", &wanted, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::NativeFactor, &wanted));
   *may = wanted;
   PetscFunctionReturn(0);
 }

@@ -20,6 +20,7 @@
    they stay on the device). ML (a CPU package) keeps its whole hierarchy
    aij: its results then equal aij's to the last digit. */
 #include "core/mat_diag.hpp"
+#include "interpose/registry.hpp"
 
 #include <utility>
 
@@ -29,24 +30,17 @@
 
 namespace {
 
-/* A PC type whose set-up gets the aij companion of a diag operator; when()
-   says whether this PC object needs it. */
+/* A PC type whose set-up gets the aij companion of a diag operator. */
 struct AijOnlyPC {
-  const char *type;
-  PetscErrorCode (*when)(PC, PetscBool *);
-  bool multigrid; /* a PCMG whose finest level goes back to the diag operators */
-  bool operator_prefix = false; /* names what it builds after its operator's options prefix (PCMPI's server matrix): the aij copy carries the diag operator's while the PC sets up */
-  PetscErrorCode (*create)(PC) = nullptr; /* PETSc's own */
-  PetscErrorCode (*setup)(PC)  = nullptr; /* PETSc's own, taken from the first PC created */
+  bool        multigrid;               /* a PCMG whose finest level goes back to the diag operators */
+  bool        operator_prefix = false; /* names what it builds after its operator's options prefix (PCMPI's server matrix): the aij copy carries the diag operator's while the PC sets up */
 };
 
-PetscErrorCode Always(PC, PetscBool *yes)
-{
-  *yes = PETSC_TRUE;
-  return 0;
-}
+/* ml, tfs, gamg, mpi: the order of the wraps below */
+const AijOnlyPC kAijOnly[] = {{false}, {false}, {true}, {false, true}};
 
-AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", Always, true}, {"mpi", Always, false, true}};
+/* the set-up wrap of kAijOnly[I]: the PC type's name, PETSc's set-up (defined below, with the wrapped set-ups) */
+DiagPCSetUpWrap &WrapOf(int I);
 
 /* The aij operator a wrapped PC is set up with: the companion, or for a
    multigrid PC on a diag operator that computes on the GPU (diagcuda, or
@@ -55,26 +49,22 @@ AijOnlyPC kWrapped[] = {{"ml", Always, false}, {"tfs", Always, false}, {"gamg", 
    device. The others (TFS, PCMPI, ML) read aij's host arrays: the host aij. */
 PetscErrorCode AijOperator(PC pc, Mat pmat, const char *purpose, bool multigrid, Mat *C)
 {
-  PetscFunctionBegin;
-  (void)pc; /* used with CUDA only */
-  (void)multigrid;
-  PetscCall(MatDiagGetCompanion_Private(pmat, purpose, C));
-#if defined(PDIAG_PETSC_CUDA)
   PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetCompanion_Private(pmat, purpose, C));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pmat, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   if ((cuda || MatDiagWantsDevice_Private(pmat)) && multigrid) {
     Mat D;
     PetscCall(MatConvert(*C, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &D));
     /* MatConvert (MatDuplicate) leaves the near null space behind: GAMG
-       would aggregate elasticity with constant modes only (ksp ex49_5,
-       ex56 -use_mat_nearnullspace: 19 iterations instead of 13, a coarse
-       block size of 3 instead of 6) */
+       would aggregate elasticity with constant modes only (a coarse block
+       size of 3 instead of 6 for 3D elasticity's rigid-body modes) */
     PetscCall(MatDiagSyncProperties_Private(pmat, D));
     PetscCall(PetscObjectCompose((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject)D));
     PetscCall(MatDestroy(&D)); /* the PC holds it */
     PetscCall(PetscObjectQuery((PetscObject)pc, "MatDiag_aijcusparse_operator", (PetscObject *)C));
   }
-#endif
   PetscFunctionReturn(0);
 }
 
@@ -115,20 +105,21 @@ PetscErrorCode SetFinestOperators(PC pc, Mat A, Mat P, bool same_operator)
 template <int I>
 PetscErrorCode SetUp_Wrapped(PC pc)
 {
-  AijOnlyPC &w    = kWrapped[I];
-  Mat        mat  = pc->mat, pmat = pc->pmat, C;
-  PetscBool  diag = PETSC_FALSE, needed = PETSC_FALSE;
-  PetscErrorCode ierr;
+  const AijOnlyPC &w     = kAijOnly[I];
+  const char      *type  = WrapOf(I).type;
+  PetscErrorCode (*setup)(PC) = WrapOf(I).setup;
+  Mat              mat   = pc->mat, pmat = pc->pmat, C;
+  PetscBool        diag  = PETSC_FALSE;
+  PetscErrorCode   ierr;
 
   PetscFunctionBegin;
   PetscCall(MatDiagIsDiag_Private(pmat, &diag));
-  if (diag) PetscCall(w.when(pc, &needed));
-  if (!diag || !needed) {
-    PetscCall((*w.setup)(pc));
+  if (!diag) {
+    PetscCall((*setup)(pc));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscInfo(pc, "diag: PC %s is set up on the operator's aij copy%s\n", w.type, w.multigrid ? " (its finest level then smooths with the diag operator)" : " (it accepts only aij)"));
-  PetscCall(AijOperator(pc, pmat, w.type, w.multigrid, &C));
+  PetscCall(PetscInfo(pc, "diag: PC %s is set up on the operator's aij copy%s\n", type, w.multigrid ? " (its finest level then smooths with the diag operator)" : " (it accepts only aij)"));
+  PetscCall(AijOperator(pc, pmat, type, w.multigrid, &C));
   /* a set-up that reuses the hierarchy reads the finest operator from the
      finest smoother: it must see the aij operator it was built from */
   if (w.multigrid && pc->setupcalled) PetscCall(SetFinestOperators(pc, mat == pmat ? C : mat, C, false));
@@ -142,7 +133,7 @@ PetscErrorCode SetUp_Wrapped(PC pc)
   }
   pc->pmat = C;
   if (mat == pmat) pc->mat = C;
-  ierr     = (*w.setup)(pc);
+  ierr     = (*setup)(pc);
   pc->pmat = pmat;
   pc->mat  = mat;
   if (w.operator_prefix) {
@@ -154,31 +145,12 @@ PetscErrorCode SetUp_Wrapped(PC pc)
   PetscFunctionReturn(0);
 }
 
-template <int I>
-PetscErrorCode Create_Wrapped(PC pc)
+DiagPCSetUpWrap ml_wrap{"ml", SetUp_Wrapped<0>}, tfs_wrap{"tfs", SetUp_Wrapped<1>}, gamg_wrap{"gamg", SetUp_Wrapped<2>}, mpi_wrap{"mpi", SetUp_Wrapped<3>};
+
+DiagPCSetUpWrap &WrapOf(int I)
 {
-  AijOnlyPC &w = kWrapped[I];
-
-  PetscFunctionBegin;
-  PetscCall((*w.create)(pc));
-  if (!w.setup) w.setup = pc->ops->setup;
-  PetscCheck(w.setup == pc->ops->setup, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: PC %s changed its set-up function", w.type);
-  pc->ops->setup = SetUp_Wrapped<I>;
-  PetscFunctionReturn(0);
-}
-
-template <int I>
-PetscErrorCode Wrap()
-{
-  AijOnlyPC &w = kWrapped[I];
-  PetscErrorCode (*create)(PC) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFunctionListFind(PCList, w.type, &create));
-  if (!create || create == Create_Wrapped<I>) PetscFunctionReturn(0); /* not in this PETSc, or done */
-  w.create = create;
-  PetscCall(PCRegister(w.type, Create_Wrapped<I>));
-  PetscFunctionReturn(0);
+  DiagPCSetUpWrap *const wraps[] = {&ml_wrap, &tfs_wrap, &gamg_wrap, &mpi_wrap};
+  return *wraps[I];
 }
 
 /* ---- colorings ------------------------------------------------------------ */
@@ -228,15 +200,7 @@ PetscErrorCode ColoringCreate_Wrapped(MatColoring mc)
 template <int I>
 PetscErrorCode WrapColoring()
 {
-  AijOnlyColoring &w = kColorings[I];
-  PetscErrorCode (*create)(MatColoring) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFunctionListFind(MatColoringList, w.type, &create));
-  if (!create || create == ColoringCreate_Wrapped<I>) PetscFunctionReturn(0);
-  w.create = create;
-  PetscCall(MatColoringRegister(w.type, ColoringCreate_Wrapped<I>));
-  PetscFunctionReturn(0);
+  return DiagInterpose(MatColoringList, kColorings[I].type, ColoringCreate_Wrapped<I>, &kColorings[I].create, MatColoringRegister);
 }
 
 template <std::size_t... I>
@@ -284,15 +248,7 @@ PetscErrorCode Ordering_Wrapped(Mat mat, MatOrderingType type, IS *rperm, IS *cp
 template <int I>
 PetscErrorCode WrapOrdering()
 {
-  WrappedOrdering &w = kOrderings[I];
-  PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFunctionListFind(MatOrderingList, w.type, &order));
-  if (!order || order == Ordering_Wrapped<I>) PetscFunctionReturn(0);
-  w.order = order;
-  PetscCall(MatOrderingRegister(w.type, Ordering_Wrapped<I>));
-  PetscFunctionReturn(0);
+  return DiagInterpose(MatOrderingList, kOrderings[I].type, Ordering_Wrapped<I>, &kOrderings[I].order, MatOrderingRegister);
 }
 
 template <std::size_t... I>
@@ -311,10 +267,10 @@ PetscErrorCode MatDiagRegisterPCs_Private(void)
   PetscFunctionBegin;
   PetscCall(PCInitializePackage());
   PetscCall(MatColoringRegisterAll());
-  PetscCall(Wrap<0>());
-  PetscCall(Wrap<1>());
-  PetscCall(Wrap<2>());
-  PetscCall(Wrap<3>());
+  PetscCall(DiagPCRegisterWrapped<ml_wrap>());
+  PetscCall(DiagPCRegisterWrapped<tfs_wrap>());
+  PetscCall(DiagPCRegisterWrapped<gamg_wrap>());
+  PetscCall(DiagPCRegisterWrapped<mpi_wrap>());
   PetscCall(WrapAll(std::make_index_sequence<sizeof(kColorings) / sizeof(kColorings[0])>{}));
   PetscCall(MatOrderingRegisterAll());
   PetscCall(WrapAllOrderings(std::make_index_sequence<sizeof(kOrderings) / sizeof(kOrderings[0])>{}));

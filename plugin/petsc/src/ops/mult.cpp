@@ -87,20 +87,19 @@ PetscErrorCode MakeWork(Mat A, const Intervals &iv, std::vector<Index> *base, Ve
 
 } // namespace
 
-PetscErrorCode MatDiagGhostDestroy_Private(Mat_Diag *a)
+PetscErrorCode MatDiagGhostDestroy_Private(Mat A)
 {
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
   PetscFunctionBegin;
-  PetscCall(VecDestroy(&a->ghost.work));
-  PetscCall(VecScatterDestroy(&a->ghost.scatter));
-  PetscCall(VecDestroy(&a->tr_work));
-  PetscCall(VecScatterDestroy(&a->tr_scatter));
-  PetscCall(MatDiagSyncHostData_Private(a)); /* values only the device has come back before its copy goes stale */
-  PetscCall(VecDestroy(&a->dev.work));
-  PetscCall(VecDestroy(&a->dev.tr_work));
-  MatDiagHaloDestroy_Private(&a->dev.halo); /* its plan is the ghost layout's */
-  a->dev.halo_decided = PETSC_FALSE;
-  MatDiagValuesChanged(a); /* the shifts change with the ghost layout */
-  a->ghost_valid = PETSC_FALSE;
+  PetscCall(VecDestroy(&a->mpi.ghost.work));
+  PetscCall(VecScatterDestroy(&a->mpi.ghost.scatter));
+  PetscCall(VecDestroy(&a->mpi.tr_work));
+  PetscCall(VecScatterDestroy(&a->mpi.tr_scatter));
+  PetscCall(MatDiagDeviceTry(sync_host_data, A)); /* values only the device has come back before its copy goes stale */
+  PetscCall(MatDiagDeviceTry(ghost_reset, A));
+  MatDiagValuesChanged(A); /* the shifts change with the ghost layout */
+  a->mpi.ghost_valid = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -124,7 +123,7 @@ static PetscErrorCode ComputeSplit(Mat A, PetscMPIInt size, ProductSplit *r)
   PetscFunctionBegin;
   *r          = ProductSplit{};
   r->examined = size > 1 && a->scheme == pdiag::Scheme::HM && !a->host_deferred && a->hm.val.size() == (std::size_t)a->hm.nstored();
-  if (r->examined) DiagCallKernel(r->split = pdiag::hm_split_sparse_remote(a->hm.view(), a->col_begin, a->col_end, kListFillRatio));
+  if (r->examined) DiagCallKernel(r->split = pdiag::hm_split_sparse_remote(a->hm.view(), a->mpi.col_begin, a->mpi.col_end, kListFillRatio));
   const bool found = r->examined && (r->split.listed.size() > 0 || r->split.passes.size() != nslots);
   r->watch         = r->examined && (r->split.listed.size() > 0 || r->split.unknown);
   r->active        = found || !a->remote.empty();
@@ -172,7 +171,7 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   ProductSplit         computed;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCall(MatDiagGhostDestroy_Private(A));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   const std::vector<Run> runs   = RunsOf(a);
   const std::size_t      nslots = runs.size();
@@ -180,50 +179,50 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
     PetscCall(ComputeSplit(A, size, &computed));
     given = &computed;
   }
-  a->split_active = (PetscBool)given->active;
-  a->pass_slots.clear();
-  a->pass_offsets.clear();
-  a->pass_start.clear();
-  a->listed = pdiag::ListedEntries{};
+  a->mpi.split_active = (PetscBool)given->active;
+  a->mpi.pass_slots.clear();
+  a->mpi.pass_offsets.clear();
+  a->mpi.pass_start.clear();
+  a->mpi.listed = pdiag::ListedEntries{};
   std::vector<Run> passes; /* the runs the product passes over, slot = index of its shift */
-  if (a->split_active) {
+  if (a->mpi.split_active) {
     for (const Index k : given->split.passes) {
       passes.push_back({runs[k].d, runs[k].lo, runs[k].hi, (Index)passes.size()});
-      a->pass_offsets.push_back(a->hm.offsets[k]);
-      a->pass_start.push_back(a->hm.start[k]);
+      a->mpi.pass_offsets.push_back(a->hm.offsets[k]);
+      a->mpi.pass_start.push_back(a->hm.start[k]);
     }
-    a->pass_slots = given->split.passes;
-    a->listed     = given->listed;
+    a->mpi.pass_slots = given->split.passes;
+    a->mpi.listed     = given->listed;
   } else passes = runs;
-  a->pass_entries = a->listed.size();
-  for (const Run &r : passes) a->pass_entries += std::max<Index>(r.hi - r.lo, 0);
+  a->mpi.pass_entries = a->mpi.listed.size();
+  for (const Run &r : passes) a->mpi.pass_entries += std::max<Index>(r.hi - r.lo, 0);
   {
     PetscBool watch = (PetscBool)given->watch;
     if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &watch, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-    a->split_watch = watch;
-    PetscCall(PetscObjectStateGet((PetscObject)A, &a->split_state));
+    a->mpi.split_watch = watch;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &a->mpi.split_state));
   }
-  a->shift_local.assign(passes.size(), 0);
-  a->ghost.shift_lo.assign(passes.size(), 0);
-  a->ghost.shift_hi.assign(passes.size(), 0);
-  a->tr_shift.assign(nslots, 0);
+  a->mpi.shift_local.assign(passes.size(), 0);
+  a->mpi.ghost.shift_lo.assign(passes.size(), 0);
+  a->mpi.ghost.shift_hi.assign(passes.size(), 0);
+  a->mpi.tr_shift.assign(nslots, 0);
   /* interior: rows whose every passed column i + d lies in the owned [c0, c1) */
   Index ib = r0, ie = r0 + m;
   for (const Run &r : passes) {
     if (r.lo >= r.hi) continue;
-    a->shift_local[r.slot] = r0 + r.d - a->col_begin;
-    ib = std::max(ib, a->col_begin - r.d);
-    ie = std::min(ie, a->col_end - r.d);
+    a->mpi.shift_local[r.slot] = r0 + r.d - a->mpi.col_begin;
+    ib = std::max(ib, a->mpi.col_begin - r.d);
+    ie = std::min(ie, a->mpi.col_end - r.d);
   }
   if (size == 1) { /* every column is owned */
-    a->ib = 0;
-    a->ie = m;
-    a->ghost_valid = PETSC_TRUE;
+    a->mpi.ib = 0;
+    a->mpi.ie = m;
+    a->mpi.ghost_valid = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
   if (ib >= ie) ib = ie = r0 + m; /* no interior: all rows read the work vector */
-  a->ib = ib - r0;
-  a->ie = ie - r0;
+  a->mpi.ib = ib - r0;
+  a->mpi.ie = ie - r0;
   /* columns the rows below and above the interior and the listed entries
      reach, and those all rows reach */
   Intervals need, touched;
@@ -231,25 +230,25 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
     need.push_back({std::max(r.lo, r0) + r.d, std::min(r.hi, ib) + r.d});
     need.push_back({std::max(r.lo, ie) + r.d, std::min(r.hi, r0 + m) + r.d});
   }
-  for (const Index j : a->listed.cols) need.push_back({j, j + 1});
+  for (const Index j : a->mpi.listed.cols) need.push_back({j, j + 1});
   for (const Run &r : runs) touched.push_back({r.lo + r.d, r.hi + r.d});
   need    = Merge(need);
   touched = Merge(touched);
-  a->ghost.need = need;
+  a->mpi.ghost.need = need;
   std::vector<Index> base;
-  PetscCall(MakeWork(A, need, &base, &a->ghost.work, &a->ghost.scatter));
+  PetscCall(MakeWork(A, need, &base, &a->mpi.ghost.work, &a->mpi.ghost.scatter));
   for (const Run &r : passes) {
     const Index lo1 = std::max(r.lo, r0), hi1 = std::min(r.hi, ib);
-    if (lo1 < hi1) a->ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
+    if (lo1 < hi1) a->mpi.ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
     const Index lo2 = std::max(r.lo, ie), hi2 = std::min(r.hi, r0 + m);
-    if (lo2 < hi2) a->ghost.shift_hi[r.slot] = PositionOf(need, base, lo2 + r.d) - (lo2 - r0);
+    if (lo2 < hi2) a->mpi.ghost.shift_hi[r.slot] = PositionOf(need, base, lo2 + r.d) - (lo2 - r0);
   }
-  for (Index &j : a->listed.cols) j = PositionOf(need, base, j); /* global column -> work vector position */
-  PetscCall(MakeWork(A, touched, &base, &a->tr_work, &a->tr_scatter));
+  for (Index &j : a->mpi.listed.cols) j = PositionOf(need, base, j); /* global column -> work vector position */
+  PetscCall(MakeWork(A, touched, &base, &a->mpi.tr_work, &a->mpi.tr_scatter));
   for (const Run &r : runs)
-    if (r.lo < r.hi) a->tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
-  if (a->split_active) PetscCall(PetscInfo(A, "%" PetscInt_FMT " of %" PetscInt_FMT " diagonals passed over, %" PetscInt_FMT " entries of the others listed\n", (PetscInt)passes.size(), (PetscInt)nslots, (PetscInt)a->listed.size()));
-  a->ghost_valid = PETSC_TRUE;
+    if (r.lo < r.hi) a->mpi.tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
+  if (a->mpi.split_active) PetscCall(PetscInfo(A, "%" PetscInt_FMT " of %" PetscInt_FMT " diagonals passed over, %" PetscInt_FMT " entries of the others listed\n", (PetscInt)passes.size(), (PetscInt)nslots, (PetscInt)a->mpi.listed.size()));
+  a->mpi.ghost_valid = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -273,26 +272,26 @@ PetscErrorCode MatDiagProductPlanEnsure_Private(Mat A)
   PetscMPIInt      size;
 
   PetscFunctionBegin;
-  if (!a->ghost_valid) {
+  if (!a->mpi.ghost_valid) {
     PetscCall(MatDiagGhostSetUp_Private(A));
     PetscFunctionReturn(0);
   }
-  if (!a->split_watch) PetscFunctionReturn(0);
+  if (!a->mpi.split_watch) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  PetscBool stale = (PetscBool)(state != a->split_state);
+  PetscBool stale = (PetscBool)(state != a->mpi.split_state);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   if (!stale) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   ProductSplit split;
   PetscCall(ComputeSplit(A, size, &split));
-  const bool same     = split.active == (bool)a->split_active && (!split.active || (split.split.passes == a->pass_slots && split.listed.pos == a->listed.pos));
+  const bool same     = split.active == (bool)a->mpi.split_active && (!split.active || (split.split.passes == a->mpi.pass_slots && split.listed.pos == a->mpi.listed.pos));
   PetscBool  flags[2] = {(PetscBool)!same, (PetscBool)split.watch};
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   if (flags[0]) PetscCall(GhostSetUp(A, &split));
   else {
-    a->split_watch = flags[1];
-    a->split_state = state;
+    a->mpi.split_watch = flags[1];
+    a->mpi.split_state = state;
   }
   PetscFunctionReturn(0);
 }
@@ -336,14 +335,12 @@ PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1) PetscFunctionReturn(0);
   PetscCall(MatDiagProductPlanEnsure_Private(A));
-#if defined(PDIAG_PETSC_CUDA)
   if (MatDiagUseDevice_Private(A, x)) {
-    PetscCall(MatDiagGhostExchangeDevice_Private(A, x));
+    PetscCall(MatDiagDeviceCall(ghost_exchange, A, x));
     PetscFunctionReturn(0);
   }
-#endif
-  PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterBegin(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscFunctionReturn(0);
 }
 
@@ -353,8 +350,8 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
 {
   PetscFunctionBegin;
   if (row_lo >= row_hi) PetscFunctionReturn(0);
-  if (a->split_active) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, (Index)a->pass_offsets.size(), a->pass_offsets.data(), a->pass_start.data(), a->hm.val.data()};
+  if (a->mpi.split_active) {
+    const pdiag::HmView<const PetscScalar> v{a->layout, (Index)a->mpi.pass_offsets.size(), a->mpi.pass_offsets.data(), a->mpi.pass_start.data(), a->hm.val.data()};
     pdiag::hm_spmv(v, x, y, z, shift, row_lo, row_hi);
   } else if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
   else pdiag::cdm_spmv(a->cdm.view(), x, y, z, shift, row_lo, row_hi);
@@ -364,7 +361,7 @@ static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar
 /* y += sign * (the listed entries) w, w the ghost work vector's array. */
 static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign)
 {
-  const pdiag::ListedEntries &l = a->listed;
+  const pdiag::ListedEntries &l = a->mpi.listed;
   pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
 }
 
@@ -385,25 +382,25 @@ PetscErrorCode MatDiagRemoteCouplingsAdd_Private(Mat A, Vec x, PetscScalar sign,
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1) PetscFunctionReturn(0);
   PetscCall(MatDiagProductPlanEnsure_Private(A));
-  PetscCall(MatDiagSyncHost_Private(A));
-  PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArray(a->ghost.work, &w));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
+  PetscCall(VecScatterBegin(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArray(a->mpi.ghost.work, &w));
   Index pos = 0; /* where interval iv starts in the work vector */
-  for (const auto &iv : a->ghost.need) {
-    const Index lo = std::max(iv.first, a->col_begin), hi = std::min(iv.second, a->col_end);
+  for (const auto &iv : a->mpi.ghost.need) {
+    const Index lo = std::max(iv.first, a->mpi.col_begin), hi = std::min(iv.second, a->mpi.col_end);
     if (lo < hi) std::fill(w + pos + (lo - iv.first), w + pos + (hi - iv.first), PetscScalar(0));
     pos += iv.second - iv.first;
   }
-  PetscCall(VecRestoreArray(a->ghost.work, &w));
-  PetscCall(VecScale(a->ghost.work, sign));
-  PetscCall(VecGetArrayRead(a->ghost.work, &wa));
+  PetscCall(VecRestoreArray(a->mpi.ghost.work, &w));
+  PetscCall(VecScale(a->mpi.ghost.work, sign));
+  PetscCall(VecGetArrayRead(a->mpi.ghost.work, &wa));
   PetscCall(VecGetArray(y, &ya));
-  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_lo.data(), 0, a->ib));
-  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->mpi.ghost.shift_lo.data(), 0, a->mpi.ib));
+  PetscCall(MatDiagSpMV(a, wa, ya, ya, a->mpi.ghost.shift_hi.data(), a->mpi.ie, a->layout.nrows));
   MatDiagListedAdd(a, wa, ya, 1.0);
   PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
+  PetscCall(VecRestoreArrayRead(a->mpi.ghost.work, &wa));
   PetscFunctionReturn(0);
 }
 
@@ -426,28 +423,28 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagProductPlanEnsure_Private(A));
   if (MatDiagUseDevice_Private(A, x, y, z)) {
-    PetscCall(MatMultKernel_DiagCUDA(A, x, z, y));
+    PetscCall(MatDiagDeviceCall(mult, A, x, z, y));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagSyncHost_Private(A));
-  if (size > 1) PetscCall(VecScatterBegin(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
+  if (size > 1) PetscCall(VecScatterBegin(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(x, &xa));
   if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
   PetscCall(z == y ? VecGetArray(y, &ya) : VecGetArrayWrite(y, &ya));
   if (z == y) za = ya;
-  PetscCall(MatDiagSpMV(a, xa, ya, za, a->shift_local.data(), a->ib, a->ie));
+  PetscCall(MatDiagSpMV(a, xa, ya, za, a->mpi.shift_local.data(), a->mpi.ib, a->mpi.ie));
   PetscCall(VecRestoreArrayRead(x, &xa));
   if (size > 1) {
-    PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetArrayRead(a->ghost.work, &wa));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+    PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(a->mpi.ghost.work, &wa));
+    PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_lo.data(), 0, a->mpi.ib));
+    PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_hi.data(), a->mpi.ie, a->layout.nrows));
     MatDiagListedAdd(a, wa, ya, 1.0);
-    PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
+    PetscCall(VecRestoreArrayRead(a->mpi.ghost.work, &wa));
   }
   if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
   PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->pass_entries));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->mpi.pass_entries));
   PetscFunctionReturn(0);
 }
 
@@ -481,7 +478,7 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
   PetscCall(MatDiagCheckVec_Private(b, A->rmap, "b"));
   PetscCall(MatDiagCheckVec_Private(r, A->rmap, "r"));
   PetscCall(MatDiagProductPlanEnsure_Private(A));
-  if (MatDiagUseDevice_Private(A, x, b, r)) PetscCall(MatResidual_DiagCUDA(A, b, x, r, &done));
+  if (MatDiagUseDevice_Private(A, x, b, r)) PetscCall(MatDiagDeviceTry(residual, A, b, x, r, &done));
   if (done) PetscFunctionReturn(0);
   if (r == b) { /* b - A x in b's storage: A x needs a vector of its own */
     Vec ax;
@@ -512,12 +509,12 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatMultTranspose()")); /* transposes pass over diagonals only */
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   if (MatDiagUseDevice_Private(A, x, y, z)) {
-    PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));
+    PetscCall(MatDiagDeviceCall(mult_transpose, A, x, z, y));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   PetscCall(VecGetArrayRead(x, &xa));
   if (size == 1) {
     const PetscScalar *za = NULL;
@@ -530,16 +527,16 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
   } else {
     PetscInt nw;
-    PetscCall(VecGetLocalSize(a->tr_work, &nw));
-    PetscCall(VecGetArrayWrite(a->tr_work, &ya));
-    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
-    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
-    PetscCall(VecRestoreArrayWrite(a->tr_work, &ya));
+    PetscCall(VecGetLocalSize(a->mpi.tr_work, &nw));
+    PetscCall(VecGetArrayWrite(a->mpi.tr_work, &ya));
+    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
+    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
+    PetscCall(VecRestoreArrayWrite(a->mpi.tr_work, &ya));
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
     } else PetscCall(VecSet(y, 0.0));
-    PetscCall(VecScatterBegin(a->tr_scatter, a->tr_work, y, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(a->tr_scatter, a->tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterBegin(a->mpi.tr_scatter, a->mpi.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(a->mpi.tr_scatter, a->mpi.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));

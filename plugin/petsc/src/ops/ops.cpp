@@ -23,8 +23,8 @@ PetscErrorCode MatDiagSyncStructure_Private(Mat A)
   PetscBool valid;
 
   PetscFunctionBegin;
-  PetscCall(MPIU_Allreduce(&a->ghost_valid, &valid, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  if (!valid) PetscCall(MatDiagGhostDestroy_Private(a));
+  PetscCall(MPIU_Allreduce(&a->mpi.ghost_valid, &valid, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (!valid) PetscCall(MatDiagGhostDestroy_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -49,7 +49,7 @@ static PetscErrorCode MatDiagEnsureMainDiagonal(Mat A)
     Cdm grown;
     DiagCallKernel(grown = pdiag::cdm_regrid(a->cdm, koffs));
     a->cdm         = std::move(grown);
-    a->ghost_valid = PETSC_FALSE;
+    a->mpi.ghost_valid = PETSC_FALSE;
     A->nonzerostate++;
   }
   PetscFunctionReturn(0);
@@ -77,7 +77,7 @@ static PetscErrorCode MatDiagonalScale_Diag(Mat A, Vec l, Vec r)
   const Index       *shift = NULL;
 
   PetscFunctionBegin;
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   if (l) PetscCall(VecGetArrayRead(l, &la));
   if (r) PetscCall(MatDiagGatherColumns_Private(A, r, &ra, &shift));
   if (a->scheme == pdiag::Scheme::HM) pdiag::hm_diagonal_scale(a->hm.view(), la, ra, shift);
@@ -92,7 +92,7 @@ static PetscErrorCode MatScale_Diag(Mat A, PetscScalar alpha)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   pdiag::scale_values(a->values(), a->nstored(), alpha);
   pdiag::scale_values(a->remote.val.data(), a->remote.size(), alpha);
   PetscCall(PetscLogFlops((PetscLogDouble)(a->nstored() + a->remote.size())));
@@ -104,7 +104,7 @@ static PetscErrorCode MatShift_Diag(Mat A, PetscScalar alpha)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   PetscCall(MatDiagEnsureMainDiagonal(A));
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::add_to_diagonal(v, (const PetscScalar *)NULL, alpha, false); }));
   PetscCall(MatDiagSyncStructure_Private(A));
@@ -119,7 +119,7 @@ static PetscErrorCode MatDiagonalSet_Diag(Mat A, Vec D, InsertMode mode)
   PetscFunctionBegin;
   PetscCall(MatDiagCheckVec_Private(D, A->rmap, "D of MatDiagonalSet()"));
   PetscCall(MatDiagEnsureMainDiagonal(A));
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   PetscCall(VecGetArrayRead(D, &d));
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::add_to_diagonal(v, d, (PetscScalar)1.0, mode == INSERT_VALUES); }));
   PetscCall(VecRestoreArrayRead(D, &d));
@@ -134,7 +134,7 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
 
   PetscFunctionBegin;
   (void)str;
-  PetscCall(MatDiagSyncHost_Private(X));
+  PetscCall(MatDiagDeviceTry(sync_host, X));
   if (x->scheme != y->scheme) { /* bring X into Y's scheme through a copy */
     Mat Xc;
     PetscCall(MatDuplicate(X, MAT_COPY_VALUES, &Xc));
@@ -153,7 +153,7 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
       DiagCallKernel(grown = pdiag::hm_regrid(y->hm, offs));
       PetscCall(MatDiagReplaceStorage_Private(Y, std::move(grown)));
     }
-    MatDiagValuesChanged(y);
+    MatDiagValuesChanged(Y);
     DiagCallKernel(pdiag::axpy(y->hm.view(), alpha, x->hm.view()));
   } else {
     std::vector<Index> koffs = y->cdm.koffsets;
@@ -164,10 +164,10 @@ static PetscErrorCode MatAXPY_Diag(Mat Y, PetscScalar alpha, Mat X, MatStructure
       Cdm grown;
       DiagCallKernel(grown = pdiag::cdm_regrid(y->cdm, koffs));
       y->cdm         = std::move(grown);
-      y->ghost_valid = PETSC_FALSE;
+      y->mpi.ghost_valid = PETSC_FALSE;
       Y->nonzerostate++;
     }
-    MatDiagValuesChanged(y);
+    MatDiagValuesChanged(Y);
     DiagCallKernel(pdiag::axpy(y->cdm.view(), alpha, x->cdm.view()));
   }
   PetscCall(MatDiagSyncStructure_Private(Y));
@@ -260,7 +260,7 @@ static PetscErrorCode MatEqual_Diag(Mat A, Mat B, PetscBool *flg)
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatEqual() compares two diag matrices; convert the other one first");
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatEqual()"));
   PetscCall(MatDiagRemoteToDiagonals_Private(B, "MatEqual()"));
-  PetscCall(MatDiagSyncHost_Private(B));
+  PetscCall(MatDiagDeviceTry(sync_host, B));
   if (a->layout == b->layout) {
     bool eq = false;
     DiagCallKernel(WithView(a, [&](auto va) { WithView(b, [&](auto vb) { eq = pdiag::values_equal(va, vb); }); }));
@@ -318,7 +318,7 @@ static PetscErrorCode MatZeroRowsLocal_Diag(Mat A, PetscInt nloc, const PetscInt
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCall(VecRestoreArray(b, &ba));
   }
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::zero_rows(v, rows.data(), (Index)nloc, diag, missing); }));
   if (missing) {
     PetscCall(MatDiagEnsureMainDiagonal(A));
@@ -382,7 +382,7 @@ static PetscErrorCode MatZeroRowsColumns_Diag(Mat A, PetscInt n, const PetscInt 
   for (PetscInt r = 0; r < nloc; r++) mine[r] = A->rmap->rstart + lrows[r];
   PetscCallMPI(MPI_Allgatherv(mine.data(), nl, MPIU_INT, all.data(), counts.data(), displs.data(), MPIU_INT, PetscObjectComm((PetscObject)A)));
   std::vector<Index> cols(all.begin(), all.end());
-  MatDiagValuesChanged(a);
+  MatDiagValuesChanged(A);
   DiagCallKernel(WithView(a, [&](auto v) { pdiag::zero_columns(v, cols.data(), (Index)cols.size()); }));
   PetscCall(MatZeroRowsLocal_Diag(A, nloc, lrows, diag, x, b));
   PetscCall(PetscFree(lrows));
@@ -408,16 +408,16 @@ static PetscErrorCode MatSetOption_Diag(Mat A, MatOption op, PetscBool flg)
   PetscFunctionBegin;
   switch (op) {
   case MAT_ROW_ORIENTED:
-    a->roworiented = flg;
+    a->assembly.roworiented = flg;
     break;
   case MAT_IGNORE_OFF_PROC_ENTRIES:
-    a->donotstash = flg;
+    a->assembly.donotstash = flg;
     break;
   case MAT_NEW_NONZERO_LOCATIONS: /* false: entries on diagonals not stored are dropped */
-    a->new_diagonals_ignored = flg ? PETSC_FALSE : PETSC_TRUE;
+    a->assembly.new_diagonals_ignored = flg ? PETSC_FALSE : PETSC_TRUE;
     break;
   case MAT_NEW_NONZERO_LOCATION_ERR: /* an entry on a diagonal not stored is a new location */
-    a->new_diagonals_error = flg;
+    a->assembly.new_diagonals_error = flg;
     break;
   case MAT_NEW_NONZERO_ALLOCATION_ERR:
     /* ignored: aij's preallocation calls (no-ops for diag) set it, and diag
@@ -443,11 +443,11 @@ PetscErrorCode MatDiagGatherColumns_Private(Mat A, Vec r, const PetscScalar **ra
     PetscCall(VecGetArrayRead(r, ra));
     PetscFunctionReturn(0);
   }
-  if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
-  PetscCall(VecScatterBegin(a->tr_scatter, r, a->tr_work, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(a->tr_scatter, r, a->tr_work, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(a->tr_work, ra));
-  *shift = a->tr_shift.data();
+  if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
+  PetscCall(VecScatterBegin(a->mpi.tr_scatter, r, a->mpi.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(a->mpi.tr_scatter, r, a->mpi.tr_work, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(a->mpi.tr_work, ra));
+  *shift = a->mpi.tr_shift.data();
   PetscFunctionReturn(0);
 }
 
@@ -459,7 +459,7 @@ PetscErrorCode MatDiagRestoreColumns_Private(Mat A, Vec r, const PetscScalar **r
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size == 1) PetscCall(VecRestoreArrayRead(r, ra));
-  else PetscCall(VecRestoreArrayRead(a->tr_work, ra));
+  else PetscCall(VecRestoreArrayRead(a->mpi.tr_work, ra));
   PetscFunctionReturn(0);
 }
 
@@ -468,65 +468,65 @@ PetscErrorCode MatDiagRestoreColumns_Private(Mat A, Vec r, const PetscScalar **r
    operation, after the values come back from the device. */
 static PetscErrorCode MatScale_DiagAny(Mat A, PetscScalar alpha)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (((Mat_Diag *)A->data)->remote_any) done = PETSC_FALSE; /* the device op scales the diagonals' values only */
-  else PetscCall(MatDiagScaleDevice_Private(A, alpha, &done));
+  else PetscCall(MatDiagDeviceTry(scale, A, alpha, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatScale_Diag)(A, alpha));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatShift_DiagAny(Mat A, PetscScalar alpha)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagShiftDevice_Private(A, alpha, &done));
+  PetscCall(MatDiagDeviceTry(shift, A, alpha, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatShift_Diag)(A, alpha));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatGetDiagonal_DiagAny(Mat A, Vec v)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatDiagCheckVec_Private(v, A->rmap, "v of MatGetDiagonal()"));
-  PetscCall(MatDiagGetDiagonalDevice_Private(A, v, &done));
+  PetscCall(MatDiagDeviceTry(get_diagonal, A, v, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatGetDiagonal_Diag)(A, v));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatDiagonalScale_DiagAny(Mat A, Vec l, Vec r)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
   /* MatDiagonalScale does not check sizes: a wrong vector would be read out of bounds */
   if (l) PetscCall(MatDiagCheckVec_Private(l, A->rmap, "l of MatDiagonalScale()"));
   if (r) PetscCall(MatDiagCheckVec_Private(r, A->cmap, "r of MatDiagonalScale()"));
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatDiagonalScale()")); /* reads diagonals only */
-  PetscCall(MatDiagDiagonalScaleDevice_Private(A, l, r, &done));
+  PetscCall(MatDiagDeviceTry(diagonal_scale, A, l, r, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatDiagonalScale_Diag)(A, l, r));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatZeroRows_DiagAny(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRows()"));
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatZeroRows()")); /* reads diagonals only */
-  PetscCall(MatDiagZeroRowsDevice_Private(A, n, rows, diag, x, b, &done));
+  PetscCall(MatDiagDeviceTry(zero_rows, A, n, rows, diag, x, b, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatZeroRows_Diag)(A, n, rows, diag, x, b));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStructure str)
 {
-  PetscBool done;
+  PetscBool done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatDiagRemoteToDiagonals_Private(Y, "MatAXPY()")); /* reads diagonals only */
@@ -535,7 +535,7 @@ static PetscErrorCode MatAXPY_DiagAny(Mat Y, PetscScalar alpha, Mat X, MatStruct
     PetscCall(PetscObjectTypeCompare((PetscObject)X, ((PetscObject)Y)->type_name, &xdiag));
     if (xdiag && X != Y) PetscCall(MatDiagRemoteToDiagonals_Private(X, "MatAXPY()"));
   }
-  PetscCall(MatDiagAXPYDevice_Private(Y, alpha, X, &done));
+  PetscCall(MatDiagDeviceTry(axpy, Y, alpha, X, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatAXPY_Diag)(Y, alpha, X, str));
   PetscFunctionReturn(0);
 }
@@ -570,7 +570,7 @@ static PetscErrorCode MatStoreValues_Diag(Mat A)
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   PetscCallCXX(a->stored_values.assign(a->values(), a->values() + a->nstored()));
   PetscCallCXX(a->stored_values.insert(a->stored_values.end(), a->remote.val.begin(), a->remote.val.end())); /* the listed entries' after the diagonals' */
   PetscFunctionReturn(0);
@@ -582,11 +582,11 @@ static PetscErrorCode MatRetrieveValues_Diag(Mat A)
 
   PetscFunctionBegin;
   PetscCheck(a->stored_values.size() == (std::size_t)(a->nstored() + a->remote.size()), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "diag: MatRetrieveValues() needs MatStoreValues() on the same structure first");
-  PetscCall(MatDiagHostValuesEnsure_Private(a));
+  PetscCall(MatDiagDeviceTry(host_values_ensure, A));
   std::copy(a->stored_values.begin(), a->stored_values.begin() + a->nstored(), a->values());
   std::copy(a->stored_values.begin() + a->nstored(), a->stored_values.end(), a->remote.val.begin());
-  MatDiagValuesChanged(a);
-  a->split_state = -1; /* PETSc leaves the state as it is: the products' split is examined again */
+  MatDiagValuesChanged(A);
+  a->mpi.split_state = -1; /* PETSc leaves the state as it is: the products' split is examined again */
   PetscFunctionReturn(0);
 }
 

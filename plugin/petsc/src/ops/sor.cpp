@@ -1,4 +1,4 @@
-/* MatSOR and MatGetDiagonalBlock of MATDIAG (DESIGN §6: native where the
+/* MatSOR and MatGetDiagonalBlock of MATDIAG (docs/design.md, "Factorizations and preconditioners": native where the
    data flow follows the diagonals).
 
    Sequentially MatSOR runs the sweeps of kernels/ pdiag/relax.hpp, which
@@ -28,17 +28,17 @@ PetscErrorCode MatDiagHm_Private(Mat A, const Hm **hm)
   PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   if (a->scheme == pdiag::Scheme::HM) {
     *hm = &a->hm;
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (a->hm_of_cdm_state != state) {
-    DiagCallKernel(a->hm_of_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
-    a->hm_of_cdm_state = state;
+  if (a->cache.hm_of_cdm_state != state) {
+    DiagCallKernel(a->cache.hm_of_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
+    a->cache.hm_of_cdm_state = state;
   }
-  *hm = &a->hm_of_cdm;
+  *hm = &a->cache.hm_of_cdm;
   PetscFunctionReturn(0);
 }
 
@@ -50,7 +50,7 @@ PetscErrorCode MatDiagHm_Private(Mat A, const Hm **hm)
 PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm, pdiag::RemoteEntries<PetscScalar> &&remote)
 {
   Mat_Diag *b      = (Mat_Diag *)B->data;
-  bool      ready  = B->assembled && b->staged.empty() && b->remote.rows == remote.rows && b->remote.cols == remote.cols;
+  bool      ready  = B->assembled && b->assembly.staged.empty() && b->remote.rows == remote.rows && b->remote.cols == remote.cols;
   bool      as_hm  = ready && b->scheme == pdiag::Scheme::HM && b->hm.layout == hm.layout && b->hm.offsets == hm.offsets;
   bool      as_cdm = ready && remote.empty() && b->scheme == pdiag::Scheme::CDM && b->cdm.layout == hm.layout && pdiag::cdm_offsets_of(hm.layout, hm.offsets) == b->cdm.koffsets;
   PetscBool same   = (as_hm || as_cdm) ? PETSC_TRUE : PETSC_FALSE, all_same;
@@ -58,11 +58,11 @@ PetscErrorCode MatDiagInstallHm_Private(Mat B, Hm &&hm, pdiag::RemoteEntries<Pet
   PetscFunctionBegin;
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)B)));
   if (all_same) {
-    PetscCall(MatDiagHostValuesEnsure_Private(b));
+    PetscCall(MatDiagDeviceTry(host_values_ensure, B));
     if (as_hm) b->hm.val = std::move(hm.val);
     else DiagCallKernel(b->cdm = pdiag::cdm_from_hm(hm));
     b->remote.val = std::move(remote.val);
-    MatDiagValuesChanged(b);
+    MatDiagValuesChanged(B);
   } else {
     PetscCall(MatDiagCheckCountAll_Private(B, hm.ndiag()));
     PetscCall(MatDiagReplaceStorage_Private(B, std::move(hm)));
@@ -92,8 +92,8 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (a->diag_block && a->diag_block_state == state) {
-    *block = a->diag_block;
+  if (a->cache.diag_block && a->cache.diag_block_state == state) {
+    *block = a->cache.diag_block;
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagHm_Private(A, &hm));
@@ -108,29 +108,29 @@ PetscErrorCode MatGetDiagonalBlock_Diag(Mat A, Mat *block)
   }
   Hm local;
   DiagCallKernel(local = pdiag::hm_column_block_of_pattern(*hm, A->cmap->rstart, A->cmap->rend, rows, cols));
-  if (!a->diag_block) {
+  if (!a->cache.diag_block) {
     PetscBool   cuda;
     const char *prefix;
     PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIDIAGCUDA, &cuda));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &a->diag_block));
-    PetscCall(MatSetSizes(a->diag_block, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
-    PetscCall(MatSetBlockSizesFromMats(a->diag_block, A, A));
-    PetscCall(MatSetType(a->diag_block, cuda ? MATSEQDIAGCUDA : MATSEQDIAG));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &a->cache.diag_block));
+    PetscCall(MatSetSizes(a->cache.diag_block, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+    PetscCall(MatSetBlockSizesFromMats(a->cache.diag_block, A, A));
+    PetscCall(MatSetType(a->cache.diag_block, cuda ? MATSEQDIAGCUDA : MATSEQDIAG));
     PetscCall(MatGetOptionsPrefix(A, &prefix));
-    PetscCall(MatSetOptionsPrefix(a->diag_block, prefix));
+    PetscCall(MatSetOptionsPrefix(a->cache.diag_block, prefix));
     if (A->defaultvectype) {
-      PetscCall(PetscFree(a->diag_block->defaultvectype));
-      PetscCall(PetscStrallocpy(A->defaultvectype, &a->diag_block->defaultvectype));
+      PetscCall(PetscFree(a->cache.diag_block->defaultvectype));
+      PetscCall(PetscStrallocpy(A->defaultvectype, &a->cache.diag_block->defaultvectype));
     }
-    Mat_Diag *b    = (Mat_Diag *)a->diag_block->data;
-    b->storage_req = MAT_DIAG_STORAGE_HM;
-    b->max_diagonals = a->max_diagonals;
-    PetscCall(MatDiagSetLayout_Private(a->diag_block));
+    Mat_Diag *b    = (Mat_Diag *)a->cache.diag_block->data;
+    b->opt.storage_req = MAT_DIAG_STORAGE_HM;
+    b->opt.max_diagonals = a->opt.max_diagonals;
+    PetscCall(MatDiagSetLayout_Private(a->cache.diag_block));
   }
-  PetscCall(MatDiagAssembleInternal_Private(a->diag_block, [&] { return MatDiagInstallHm_Private(a->diag_block, std::move(local)); }));
-  PetscCall(MatDiagSetAijPattern_Private(a->diag_block, (Index)rows.size(), rows.data(), cols.data()));
-  a->diag_block_state = state;
-  *block              = a->diag_block;
+  PetscCall(MatDiagAssembleInternal_Private(a->cache.diag_block, [&] { return MatDiagInstallHm_Private(a->cache.diag_block, std::move(local)); }));
+  PetscCall(MatDiagSetAijPattern_Private(a->cache.diag_block, (Index)rows.size(), rows.data(), cols.data()));
+  a->cache.diag_block_state = state;
+  *block              = a->cache.diag_block;
   PetscFunctionReturn(0);
 }
 
@@ -163,7 +163,7 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
   PetscFunctionBegin;
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatSOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
   if (MatDiagSORDeviceWanted_Private(A, bb, xx, flag)) {
-    PetscCall(MatSOR_SeqDiagCUDA(A, bb, omega, flag, fshift, its, lits, xx));
+    PetscCall(MatDiagDeviceCall(sor, A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }
   if (omega == 1.0 && fshift == 0.0 && flag != SOR_APPLY_UPPER && flag != SOR_APPLY_LOWER) {
@@ -219,42 +219,28 @@ struct LocalPart {
 
 PetscErrorCode LocalPartGet(Vec g, PetscBool device, PetscBool read, LocalPart *p)
 {
-  PetscInt n;
+  const DiagVecArrays arrays = MatDiagVecArrays_Private(device);
+  PetscInt            n;
 
   PetscFunctionBegin;
   p->g      = g;
   p->device = device;
   p->read   = read;
   PetscCall(VecGetLocalSize(g, &n));
-#if defined(PDIAG_PETSC_CUDA)
-  if (device) {
-    if (read) PetscCall(VecCUDAGetArrayRead(g, (const PetscScalar **)&p->a));
-    else PetscCall(VecCUDAGetArray(g, &p->a));
-    PetscCall(VecCreateSeqCUDAWithArray(PETSC_COMM_SELF, 1, n, p->a, &p->v));
-    PetscFunctionReturn(0);
-  }
-#else
-  PetscCheck(!device, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a device vector in a build without CUDA");
-#endif
-  if (read) PetscCall(VecGetArrayRead(g, (const PetscScalar **)&p->a));
-  else PetscCall(VecGetArray(g, &p->a));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, n, p->a, &p->v));
+  if (read) PetscCall(arrays.get_read(g, (const PetscScalar **)&p->a));
+  else PetscCall(arrays.get(g, &p->a));
+  PetscCall(arrays.create_with_array(PETSC_COMM_SELF, 1, n, p->a, &p->v));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode LocalPartPut(LocalPart *p)
 {
+  const DiagVecArrays arrays = MatDiagVecArrays_Private(p->device);
+
   PetscFunctionBegin;
   PetscCall(VecDestroy(&p->v));
-#if defined(PDIAG_PETSC_CUDA)
-  if (p->device) {
-    if (p->read) PetscCall(VecCUDARestoreArrayRead(p->g, (const PetscScalar **)&p->a));
-    else PetscCall(VecCUDARestoreArray(p->g, &p->a));
-    PetscFunctionReturn(0);
-  }
-#endif
-  if (p->read) PetscCall(VecRestoreArrayRead(p->g, (const PetscScalar **)&p->a));
-  else PetscCall(VecRestoreArray(p->g, &p->a));
+  if (p->read) PetscCall(arrays.restore_read(p->g, (const PetscScalar **)&p->a));
+  else PetscCall(arrays.restore(p->g, &p->a));
   PetscFunctionReturn(0);
 }
 

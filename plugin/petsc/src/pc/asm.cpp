@@ -13,7 +13,7 @@
    diag operator lets MatCreateSubMatrices return aijcusparse blocks
    (Mat_Diag::device_subdomains); every other caller gets blocks that work
    with any vector (diag, or host aij). */
-#include "interpose/pc_setup_wrap.hpp"
+#include "interpose/registry.hpp"
 
 namespace {
 

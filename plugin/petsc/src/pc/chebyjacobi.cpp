@@ -33,12 +33,6 @@
 
 #include "pdiag/chebyshev.hpp"
 
-#if defined(PDIAG_PETSC_CUDA)
-  #include "device/cuda.hpp"
-
-  #include "pdiag/chebyshev_cuda.hpp"
-#endif
-
 #include <algorithm>
 #include <vector>
 
@@ -98,20 +92,7 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(dinv, &n));
   if (MatDiagVecOnDevice_Private(dinv)) {
-#if defined(PDIAG_PETSC_CUDA)
-    PetscScalar        *d;
-    unsigned long long *count, host = 0;
-
-    DiagCallCUDA(cudaMallocAsync((void **)&count, sizeof(*count), PetscDefaultCudaStream));
-    DiagCallCUDA(cudaMemsetAsync(count, 0, sizeof(*count), PetscDefaultCudaStream));
-    PetscCall(VecCUDAGetArray(dinv, &d));
-    DiagCallCUDA(pdiag::cuda::jacobi_inverse((Index)n, d, count, PetscDefaultCudaStream));
-    PetscCall(VecCUDARestoreArray(dinv, &d));
-    DiagCallCUDA(cudaMemcpyAsync(&host, count, sizeof(host), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaFreeAsync(count, PetscDefaultCudaStream));
-    DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
-    zeros = (PetscReal)host;
-#endif
+    PetscCall(MatDiagDeviceCall(jacobi_inverse, dinv, &zeros));
   } else {
     PetscScalar *d;
     PetscCall(VecGetArray(dinv, &d));
@@ -121,27 +102,6 @@ PetscErrorCode InvertDiagonal(PC pc, Vec dinv)
   PetscCall(MPIU_Allreduce(&zeros, &total, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)pc)));
   if (total > 0) PetscCall(PetscInfo(pc, "Zero detected in diagonal of matrix, using 1 at those locations (%g of them)\n", (double)total));
   PetscFunctionReturn(0);
-}
-
-/* PETSc's array calls of one memory: the host's, or (CUDA vectors) the
-   device's, so that a step gets its pointers by one sequence of calls. */
-struct VecArrays {
-  PetscErrorCode (*get_read)(Vec, const PetscScalar **);
-  PetscErrorCode (*restore_read)(Vec, const PetscScalar **);
-  PetscErrorCode (*get)(Vec, PetscScalar **);
-  PetscErrorCode (*restore)(Vec, PetscScalar **);
-  PetscErrorCode (*get_write)(Vec, PetscScalar **);
-  PetscErrorCode (*restore_write)(Vec, PetscScalar **);
-};
-
-VecArrays ArraysOf(bool device)
-{
-#if defined(PDIAG_PETSC_CUDA)
-  if (device) return {VecCUDAGetArrayRead, VecCUDARestoreArrayRead, VecCUDAGetArray, VecCUDARestoreArray, VecCUDAGetArrayWrite, VecCUDARestoreArrayWrite};
-#else
-  (void)device;
-#endif
-  return {VecGetArrayRead, VecRestoreArrayRead, VecGetArray, VecRestoreArray, VecGetArrayWrite, VecRestoreArrayWrite};
 }
 
 /* The arrays of one step in one memory: the vectors it reads (a null
@@ -154,7 +114,7 @@ struct StepArrays {
   PetscScalar       *xn = nullptr;
 };
 
-PetscErrorCode GetStepArrays(const VecArrays &get, StepArrays &a)
+PetscErrorCode GetStepArrays(const DiagVecArrays &get, StepArrays &a)
 {
   PetscFunctionBegin;
   if (a.dinv) PetscCall(get.get_read(a.dinv, &a.d));
@@ -167,7 +127,7 @@ PetscErrorCode GetStepArrays(const VecArrays &get, StepArrays &a)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode RestoreStepArrays(const VecArrays &get, StepArrays &a)
+PetscErrorCode RestoreStepArrays(const DiagVecArrays &get, StepArrays &a)
 {
   PetscFunctionBegin;
   if (a.has_old) PetscCall(get.restore(a.x_new, &a.xn));
@@ -213,23 +173,18 @@ PetscErrorCode SymmetricSetUp(PC pc)
   if (!cj->symmetric_allowed || A != pc->pmat) PetscFunctionReturn(0);
   PetscCall(SequentialHm(A, &a));
   if (!a) PetscFunctionReturn(0);
-  if (!device) PetscCall(MatDiagSyncHost_Private(A));
+  if (!device) PetscCall(MatDiagDeviceTry(sync_host, A));
   const PetscScalar *val = a->hm.val.data();
   if (device) {
-#if defined(PDIAG_PETSC_CUDA)
     pdiag::HmCompressedView<PetscScalar> cview;
     const Index                        *meta;
-    PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &val));
-#endif
+    PetscCall(MatDiagDeviceCall(entries, A, &compressed, &cview, &meta, &val));
   }
   if (compressed) PetscFunctionReturn(0);
   const pdiag::HmView<const PetscScalar> view{a->hm.layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), val};
   if (!pdiag::symmetric_hm_view(view, &cj->sym)) PetscFunctionReturn(0);
-  if (device) {
-#if defined(PDIAG_PETSC_CUDA)
-    PetscCall(MatDiagDeviceValuesSymmetric_Private(cj->sym, cj->symmetric_rtol, &symmetric));
-#endif
-  } else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
+  if (device) PetscCall(MatDiagDeviceCall(values_symmetric, cj->sym, cj->symmetric_rtol, &symmetric));
+  else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
   if (!symmetric) {
     PetscCall(PetscInfo(pc, "the operator's values are not symmetric (to %g relative): the steps use its MatMult\n", (double)cj->symmetric_rtol));
     PetscFunctionReturn(0);
@@ -258,21 +213,15 @@ bool UseSymmetric(PC pc, Vec b)
 PetscErrorCode SymmetricStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old, Vec b, Vec x_new)
 {
   PC_ChebyJacobi      *cj  = (PC_ChebyJacobi *)pc->data;
-  const VecArrays      get = ArraysOf(cj->sym_device);
+  const DiagVecArrays      get = MatDiagVecArrays_Private(cj->sym_device);
   StepArrays           v{nullptr, b, x_cur, nullptr, x_new, x_old != nullptr};
   const PetscLogDouble flops = (PetscLogDouble)cj->sym.n * ((4.0 * cj->sym.npairs + 1) + 6 + (x_old ? 2 : 0)); /* the product's row, then the update */
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiSymStep, pc, 0, 0, 0));
   PetscCall(GetStepArrays(get, v));
-  if (cj->sym_device) {
-#if defined(PDIAG_PETSC_CUDA)
-    PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.r, v.xn, PetscDefaultCudaStream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(flops));
-#endif
-  } else {
+  if (cj->sym_device) PetscCall(MatDiagDeviceCall(cheby_step_symmetric, cj->sym, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.r, v.xn, flops));
+  else {
     pdiag::chebyshev_jacobi_step_symmetric(cj->sym, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.r, v.xn);
     PetscCall(PetscLogFlops(flops));
   }
@@ -292,7 +241,6 @@ PetscErrorCode CompressedSetUp(PC pc)
 
   PetscFunctionBegin;
   cj->compressed = false;
-#if defined(PDIAG_PETSC_CUDA)
   Mat       A = pc->mat;
   Mat_Diag *a;
   PetscBool compressed;
@@ -301,12 +249,11 @@ PetscErrorCode CompressedSetUp(PC pc)
   if (!a) PetscFunctionReturn(0);
   const Index       *meta;
   const PetscScalar *val;
-  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cj->cview, &meta, &val));
+  PetscCall(MatDiagDeviceCall(entries, A, &compressed, &cj->cview, &meta, &val));
   if (!compressed || !cj->cview.layout.is_full() || !cj->cview.layout.is_square()) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &cj->cmp_state));
   cj->compressed = true;
   PetscCall(PetscInfo(pc, "the steps compute the operator's product from its compressed form inside (GPU)\n"));
-#endif
   PetscFunctionReturn(0);
 }
 
@@ -324,7 +271,7 @@ PetscErrorCode FullSetUp(PC pc)
   if (!cj->full_allowed || MatDiagVecOnDevice_Private(cj->dinv)) PetscFunctionReturn(0);
   PetscCall(SequentialHm(A, &a));
   if (!a || !a->hm.layout.is_full() || !a->hm.layout.is_square()) PetscFunctionReturn(0);
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   PetscCall(PetscObjectStateGet((PetscObject)A, &cj->full_state));
   cj->full = true;
   PetscCall(PetscInfo(pc, "the steps compute the operator's product inside, by chunks of rows (host)\n"));
@@ -368,7 +315,7 @@ PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur
 {
   PC_ChebyJacobi      *cj     = (PC_ChebyJacobi *)pc->data;
   const bool           device = MatDiagVecOnDevice_Private(b) == PETSC_TRUE;
-  const VecArrays      get    = ArraysOf(device);
+  const DiagVecArrays      get    = MatDiagVecArrays_Private(device);
   const PetscLogEvent  event  = device ? PC_ChebyJacobiCmpStep : PC_ChebyJacobiFullStep;
   StepArrays           v{cj->dinv, b, x_cur, nullptr, x_new, x_old != nullptr};
   Mat_Diag            *a = nullptr;
@@ -381,14 +328,8 @@ PetscErrorCode ProductInsideStep(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur
   const PetscLogDouble flops = 2.0 * n * nd + n * (5 + (x_old ? 2 : 0)); /* the product's rows, then the update */
   PetscCall(PetscLogEventBegin(event, pc, 0, 0, 0));
   PetscCall(GetStepArrays(get, v));
-  if (device) {
-#if defined(PDIAG_PETSC_CUDA)
-    PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_step_compressed(cj->cview, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.xn, PetscDefaultCudaStream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(flops));
-#endif
-  } else {
+  if (device) PetscCall(MatDiagDeviceCall(cheby_step_compressed, cj->cview, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.xn, flops));
+  else {
     pdiag::chebyshev_jacobi_step_full(a->hm.view(), (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.xn);
     PetscCall(PetscLogFlops(flops));
   }
@@ -486,7 +427,7 @@ PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old
 {
   PC_ChebyJacobi    *cj     = (PC_ChebyJacobi *)pc->data;
   const bool         device = MatDiagVecOnDevice_Private(b) == PETSC_TRUE;
-  const VecArrays    get    = ArraysOf(device);
+  const DiagVecArrays    get    = MatDiagVecArrays_Private(device);
   StepArrays         v{cj->dinv, b, x_cur, ax, x_new, x_old != nullptr};
   PetscInt           n;
 
@@ -495,14 +436,8 @@ PetscErrorCode Update(PC pc, const pdiag::ChebyshevStep &s, Vec x_cur, Vec x_old
   PetscCall(PetscLogEventBegin(PC_ChebyJacobiStep, pc, 0, 0, 0));
   const PetscLogDouble flops = (PetscLogDouble)n * (3 + (x_cur ? 2 : 0) + (x_old ? 2 : 0) + (ax ? 1 : 0));
   PetscCall(GetStepArrays(get, v));
-  if (device) {
-#if defined(PDIAG_PETSC_CUDA)
-    PetscCall(PetscLogGpuTimeBegin());
-    DiagCallCUDA(pdiag::cuda::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.w, v.xn, PetscDefaultCudaStream));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(flops));
-#endif
-  } else {
+  if (device) PetscCall(MatDiagDeviceCall(cheby_update, (Index)n, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.w, v.xn, flops));
+  else {
     pdiag::chebyshev_jacobi_update((Index)n, (PetscScalar)s.a, v.xc, (PetscScalar)s.b, v.xo, (PetscScalar)s.g, v.d, v.r, v.w, v.xn);
     PetscCall(PetscLogFlops(flops));
   }

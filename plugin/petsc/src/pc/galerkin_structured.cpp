@@ -7,8 +7,8 @@
 
    The general Galerkin paths (products/product_companion.cpp on the host,
    device/galerkin.cpp by cuSPARSE) build A's aij copy, multiply it
-   with the stored P and convert the product to diag: at 257^3 that was
-   6.9 s of PCMG's 11.6 s set-up on an H200 (docs/performance.md). When P
+   with the stored P and convert the product to diag, most of PCMG's
+   set-up at large sizes (docs/performance.md). When P
    is the Q1 interpolation, C is known from A's diagonals: each coarse row
    reads the fine rows around its point, and its 27 places are the box
    stencil of width one on the coarse grid.
@@ -37,9 +37,6 @@
    taken. Event MatDiagPtAPQ1. */
 #include "core/mat_diag.hpp"
 
-#if defined(PDIAG_PETSC_CUDA)
-#include "device/cuda.hpp"
-#endif
 
 #include "pdiag/galerkin_q1.hpp"
 
@@ -63,9 +60,7 @@ PetscErrorCode GalerkinStructuredDestroy(void *ptr)
 
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
-#if defined(PDIAG_PETSC_CUDA)
-  if (s->failed) DiagCallCUDA(cudaFree(s->failed));
-#endif
+  if (s->failed) PetscCall(MatDiagDeviceCall(free_word, &s->failed));
   delete s;
   PetscFunctionReturn(0);
 }
@@ -84,9 +79,9 @@ PetscErrorCode EntriesWithinOne(Mat A, const pdiag::VertexGrids &g, PetscBool *w
   *within = PETSC_FALSE;
   PetscCall(MatDiagGridPattern_Private(A, &stencil));
   if (stencil && !pdiag::stencil_within_one(stencil->stencil(), g.fine)) PetscFunctionReturn(0);
-  if (!pdiag::pairs_within_one(g.fine, a->zero_sets)) PetscFunctionReturn(0);
-  if (a->aij_pattern_nzstate == A->nonzerostate && !a->aij_rowptr.empty() && /* an aij pattern A keeps (its entries stay) */
-      !pdiag::csr_within_one(g.fine, (Index)a->aij_rowptr.size() - 1, a->aij_rowptr.data(), a->aij_colidx.data()))
+  if (!pdiag::pairs_within_one(g.fine, a->assembly.zero_sets)) PetscFunctionReturn(0);
+  if (a->aij.pattern_nzstate == A->nonzerostate && !a->aij.rowptr.empty() && /* an aij pattern A keeps (its entries stay) */
+      !pdiag::csr_within_one(g.fine, (Index)a->aij.rowptr.size() - 1, a->aij.rowptr.data(), a->aij.colidx.data()))
     PetscFunctionReturn(0);
   *within = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -104,7 +99,7 @@ PetscErrorCode Wanted(Mat C, pdiag::VertexGrids *g, PetscBool *wanted)
   PetscFunctionBegin;
   *wanted = PETSC_FALSE;
   if (p->type != MATPRODUCT_PtAP) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_diag_galerkin_structured", &on, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::GalerkinStructured, &on));
   if (!on) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1) PetscFunctionReturn(0);
@@ -156,40 +151,6 @@ PetscErrorCode SetCoarseStencil(Mat C, const pdiag::VertexGrids &g)
   PetscFunctionReturn(0);
 }
 
-#if defined(PDIAG_PETSC_CUDA)
-/* C's values on the device from A's device diagonals; *ok false when a
-   nonzero of A couples fine points more than one apart. */
-PetscErrorCode ComputeDevice(Mat C, Mat A, GalerkinStructured *s, PetscBool *ok)
-{
-  Mat_Diag                            *a = (Mat_Diag *)A->data, *c = (Mat_Diag *)C->data;
-  const Index                         *meta;
-  const PetscScalar                   *aval;
-  PetscScalar                         *cval;
-  PetscBool                            compressed;
-  pdiag::HmCompressedView<PetscScalar> cview;
-  unsigned                             failed = 0;
-
-  PetscFunctionBegin;
-  if (!s->failed) DiagCallCUDA(cudaMalloc((void **)&s->failed, sizeof(unsigned)));
-  PetscCall(MatDiagDeviceEntries_Private(A, &compressed, &cview, &meta, &aval)); /* a constant-coefficient operator's compressed form as it is */
-  PetscCheck(a->dev.hm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: a Galerkin product from the formula needs the operator's HM storage on the device");
-  const pdiag::HmView<const PetscScalar> in{a->layout, a->dev.nd, MatDiagDevOffsets(a->dev), MatDiagDevStart(a->dev), aval};
-  PetscCall(MatDiagDeviceOutput_Private(C, &meta, &cval));
-  const pdiag::HmView<PetscScalar> out{c->layout, c->dev.nd, MatDiagDevOffsets(c->dev), MatDiagDevStart(c->dev), cval};
-  PetscCall(PetscLogGpuTimeBegin());
-  DiagCallCUDA(cudaMemsetAsync(s->failed, 0, sizeof(unsigned), PetscDefaultCudaStream));
-  if (compressed) DiagCallCUDA(pdiag::cuda::vertex_q1_galerkin(s->g, cview, s->places, out, s->failed, PetscDefaultCudaStream));
-  else DiagCallCUDA(pdiag::cuda::vertex_q1_galerkin(s->g, in, s->places, out, s->failed, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  DiagCallCUDA(cudaMemcpyAsync(&failed, s->failed, sizeof(failed), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
-  DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));
-  *ok = failed ? PETSC_FALSE : PETSC_TRUE;
-  if (!*ok) PetscFunctionReturn(0);
-  PetscCall(MatDiagDeviceValuesWritten_Private(C));
-  PetscCall(MatDiagDeviceCompressComputed_Private(C)); /* as an upload would: constant diagonals compressed */
-  PetscFunctionReturn(0);
-}
-#endif
 
 /* C's values on the host into hm (C's structure) from A's host diagonals
    (an HM copy of a CDM operator's). */
@@ -199,7 +160,7 @@ PetscErrorCode ComputeHost(Mat A, const GalerkinStructured *s, Hm *hm, PetscBool
   Hm        from_cdm;
 
   PetscFunctionBegin;
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   if (a->scheme == pdiag::Scheme::CDM) DiagCallKernel(from_cdm = pdiag::hm_from_cdm(a->cdm, pdiag::cdm_structural_offsets(a->cdm)));
   const Hm &in = a->scheme == pdiag::Scheme::HM ? a->hm : from_cdm;
   *ok          = pdiag::vertex_q1_galerkin(s->g, in.view(), s->places, hm->view()) ? PETSC_TRUE : PETSC_FALSE;
@@ -223,7 +184,7 @@ PetscErrorCode Build(Mat C, GalerkinStructured *s, PetscBool *ok)
   PetscCallCXX(offs = pdiag::vertex_q1_galerkin_offsets(s->g, &s->places));
   PetscCall(MatDiagGalerkinResultSetUpSized_Private(C, A, nc, nc));
   Mat_Diag *c = (Mat_Diag *)C->data;
-  if (c->storage_req == MAT_DIAG_STORAGE_CDM) s->device = false;
+  if (c->opt.storage_req == MAT_DIAG_STORAGE_CDM) s->device = false;
   if (!s->device) {
     DiagCallKernel(hm = Hm(pdiag::Layout::square(nc), offs));
     PetscCall(ComputeHost(A, s, &hm, ok));
@@ -233,25 +194,23 @@ PetscErrorCode Build(Mat C, GalerkinStructured *s, PetscBool *ok)
   PetscCall(MatDiagCheckCountAll_Private(C, (Index)offs.size()));
   PetscCall(MatDiagReplaceStorage_Private(C, std::move(hm)));
   PetscCall(SetCoarseStencil(C, s->g));
-  const MatDiagStorage asked = c->storage_req;
+  const MatDiagStorage asked = c->opt.storage_req;
   C->preallocated            = PETSC_TRUE;
   if (s->device) {
     c->host_deferred = PETSC_TRUE;
-    c->defer_upload  = PETSC_TRUE; /* no zeros to the device: the kernel writes there */
-    c->storage_req   = MAT_DIAG_STORAGE_HM;
+    c->assembly.defer_upload  = PETSC_TRUE; /* no zeros to the device: the kernel writes there */
+    c->opt.storage_req   = MAT_DIAG_STORAGE_HM;
   }
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   c               = (Mat_Diag *)C->data;
-  c->defer_upload = PETSC_FALSE;
-  c->storage_req  = asked;
-#if defined(PDIAG_PETSC_CUDA)
+  c->assembly.defer_upload = PETSC_FALSE;
+  c->opt.storage_req  = asked;
   if (s->device) {
-    PetscCall(ComputeDevice(C, A, s, ok));
+    PetscCall(MatDiagDeviceCall(galerkin_q1, C, A, s->g, s->places, &s->failed, ok));
     if (!*ok) PetscFunctionReturn(0);
     PetscCall(PetscObjectStateIncrease((PetscObject)C));
   }
-#endif
   PetscCall(RecordOperands(C, s));
   PetscFunctionReturn(0);
 }
@@ -266,16 +225,14 @@ PetscErrorCode Refill(Mat C, GalerkinStructured *s, PetscBool *ok)
     PetscCall(Build(C, s, ok));
     PetscFunctionReturn(0);
   }
-#if defined(PDIAG_PETSC_CUDA)
   if (s->device) {
-    PetscCall(ComputeDevice(C, C->product->A, s, ok));
+    PetscCall(MatDiagDeviceCall(galerkin_q1, C, C->product->A, s->g, s->places, &s->failed, ok));
     if (*ok) PetscCall(PetscObjectStateIncrease((PetscObject)C));
     PetscFunctionReturn(0);
   }
-#endif
-  PetscCall(MatDiagSyncHost_Private(C));
+  PetscCall(MatDiagDeviceTry(sync_host, C));
   PetscCall(ComputeHost(C->product->A, s, &c->hm, ok));
-  MatDiagValuesChanged(c);
+  MatDiagValuesChanged(C);
   PetscCall(PetscObjectStateIncrease((PetscObject)C));
   PetscFunctionReturn(0);
 }
@@ -359,11 +316,9 @@ PetscErrorCode MatDiagGalerkinStructuredSymbolic_Private(Mat C, PetscBool *done)
   PetscErrorCode (*symbolic)(Mat) = C->ops->productsymbolic; /* MatSetType() clears C's ops */
   PetscCallCXX(s.reset(new GalerkinStructured()));
   s->g = g;
-#if defined(PDIAG_PETSC_CUDA)
   PetscBool cuda_type;
   PetscCall(PetscObjectTypeCompare((PetscObject)p->A, MATSEQDIAGCUDA, &cuda_type));
   s->device = (cuda_type || MatDiagWantsDevice_Private(p->A)) && ((Mat_Diag *)p->A->data)->scheme == pdiag::Scheme::HM; /* the kernel reads HM */
-#endif
   PetscErrorCode ierr = Build(C, s.get(), &ok);
   if (ierr || !ok) {
     PetscCall(GalerkinStructuredDestroy(s.release()));

@@ -24,7 +24,7 @@
    computes: such a level's transfers stay host aij unless
    -pc_mg_diag_transfer_type names a type (at 257^3 the finest
    interpolation's conversion and upload moved 861 MB in the set-up). */
-#include "interpose/pc_setup_wrap.hpp"
+#include "interpose/registry.hpp"
 
 #include <petsc/private/pcmgimpl.h>
 
@@ -78,9 +78,7 @@ PetscErrorCode TransferType(PC pc, Mat A, char *type, size_t len, PetscBool *ask
     PetscCall(PetscStrstr(A->defaultvectype, "cuda", &found));
     cuda = (found && !bound) ? PETSC_TRUE : PETSC_FALSE;
   }
-#if defined(PDIAG_PETSC_CUDA)
   if (cuda) PetscCall(PetscStrncpy(type, MATAIJCUSPARSE, len));
-#endif
   PetscFunctionReturn(0);
 }
 

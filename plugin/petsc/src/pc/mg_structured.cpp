@@ -28,9 +28,6 @@
    products to the matrix. -info reports each level that takes them. */
 #include "core/mat_diag.hpp"
 
-#if defined(PDIAG_PETSC_CUDA)
-#include "device/cuda.hpp"
-#endif
 
 #include "pdiag/transfer.hpp"
 
@@ -83,7 +80,7 @@ PetscErrorCode VecsOfType(Vec x, Vec y, Vec z, const char *seq, const char *mpi,
 PetscErrorCode WhereFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Vec z, Where *where)
 {
   PetscObjectState state;
-  PetscBool        all, host_matrix;
+  PetscBool        all, host_matrix, bound;
 
   PetscFunctionBegin;
   *where = Where::Fallback;
@@ -93,52 +90,38 @@ PetscErrorCode WhereFormula(Mat P, const StructuredTransfer *t, Vec x, Vec y, Ve
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJ, &host_matrix));
   PetscCall(VecsOfType(x, y, z, VECSEQ, VECMPI, &all));
   if (all && host_matrix) *where = Where::Host;
-#if defined(PDIAG_PETSC_CUDA)
-  if (!host_matrix && P->boundtocpu) PetscFunctionReturn(0); /* aijcusparse's own products run on the host then */
+  if (!MatDiagDeviceOps_Private) PetscFunctionReturn(0);
+  PetscCall(MatBoundToCPU(P, &bound));
+  if (!host_matrix && bound) PetscFunctionReturn(0); /* aijcusparse's own products run on the host then */
   PetscCall(VecsOfType(x, y, z, VECSEQCUDA, VECMPICUDA, &all));
   if (all) *where = Where::Device; /* a seqaij P too: the formula needs no device copy of it */
-#endif
   PetscFunctionReturn(0);
 }
 
 /* y = P x + z (z may be null or y) or y = P^T x + z, from the formula. */
 PetscErrorCode ApplyFormula(const StructuredTransfer *t, Where where, Vec x, Vec z, Vec y, bool transpose)
 {
-  const PetscScalar *xd, *zd = nullptr;
-  PetscScalar       *yd;
+  const bool          device = where == Where::Device;
+  const DiagVecArrays arrays = MatDiagVecArrays_Private(device);
+  const PetscScalar  *xd, *zd = nullptr;
+  PetscScalar        *yd;
 
   PetscFunctionBegin;
-  if (where == Where::Host) {
-    PetscCall(VecGetArrayRead(x, &xd));
-    if (z && z != y) PetscCall(VecGetArrayRead(z, &zd));
-    if (z == y) PetscCall(VecGetArray(y, &yd));
-    else PetscCall(VecGetArrayWrite(y, &yd));
-    if (z == y) zd = yd;
+  PetscCall(arrays.get_read(x, &xd));
+  if (z && z != y) PetscCall(arrays.get_read(z, &zd));
+  if (z == y) PetscCall(arrays.get(y, &yd));
+  else PetscCall(arrays.get_write(y, &yd));
+  if (z == y) zd = yd;
+  if (device) PetscCall(MatDiagDeviceCall(q1_transfer, t->g, transpose, xd, yd, zd, t->flops));
+  else {
     if (transpose) pdiag::vertex_q1_restrict(t->g, xd, yd, zd);
     else pdiag::vertex_q1_prolong(t->g, xd, yd, zd);
     PetscCall(PetscLogFlops(t->flops));
-    PetscCall(VecRestoreArrayRead(x, &xd));
-    if (z && z != y) PetscCall(VecRestoreArrayRead(z, &zd));
-    if (z == y) PetscCall(VecRestoreArray(y, &yd));
-    else PetscCall(VecRestoreArrayWrite(y, &yd));
-    PetscFunctionReturn(0);
   }
-#if defined(PDIAG_PETSC_CUDA)
-  PetscCall(VecCUDAGetArrayRead(x, &xd));
-  if (z && z != y) PetscCall(VecCUDAGetArrayRead(z, &zd));
-  if (z == y) PetscCall(VecCUDAGetArray(y, &yd));
-  else PetscCall(VecCUDAGetArrayWrite(y, &yd));
-  if (z == y) zd = yd;
-  PetscCall(PetscLogGpuTimeBegin());
-  if (transpose) DiagCallCUDA(pdiag::cuda::vertex_q1_restrict(t->g, xd, yd, zd, PetscDefaultCudaStream));
-  else DiagCallCUDA(pdiag::cuda::vertex_q1_prolong(t->g, xd, yd, zd, PetscDefaultCudaStream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(t->flops));
-  PetscCall(VecCUDARestoreArrayRead(x, &xd));
-  if (z && z != y) PetscCall(VecCUDARestoreArrayRead(z, &zd));
-  if (z == y) PetscCall(VecCUDARestoreArray(y, &yd));
-  else PetscCall(VecCUDARestoreArrayWrite(y, &yd));
-#endif
+  PetscCall(arrays.restore_read(x, &xd));
+  if (z && z != y) PetscCall(arrays.restore_read(z, &zd));
+  if (z == y) PetscCall(arrays.restore(y, &yd));
+  else PetscCall(arrays.restore_write(y, &yd));
   PetscFunctionReturn(0);
 }
 

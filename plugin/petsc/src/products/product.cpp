@@ -64,7 +64,6 @@
    (staged through the host by PETSc when MPI is not CUDA-aware) and the
    local product runs on the device. */
 #include "products/product_common.hpp"
-#include "device/product.hpp"
 
 #include "pdiag/convert.hpp"
 #include "pdiag/product.hpp"
@@ -231,11 +230,11 @@ PetscErrorCode ResultSetUp(Mat C, PetscInt m, PetscInt n, PetscInt M, PetscInt N
     PetscBool      set;
     PetscCall(MatSetType(C, type));
     Mat_Diag *c      = (Mat_Diag *)C->data;
-    c->max_diagonals = limit;
-    PetscCall(PetscOptionsGetInt(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_diag_max_diagonals", &c->max_diagonals, NULL));
-    PetscCall(PetscOptionsGetEnum(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_diag_storage", MatDiagStorages, (PetscEnum *)&storage, &set));
+    c->opt.max_diagonals = limit;
+    PetscCall(MatDiagReadOption((PetscObject)C, DiagOpt::MaxDiagonals, &c->opt.max_diagonals, &set));
+    PetscCall(MatDiagGetStorageOption((PetscObject)C, &storage, &set));
     if (set && storage == MAT_DIAG_STORAGE_CDM && M != N) PetscCall(PetscInfo(C, "diag: -mat_diag_storage cdm ignored for the %" PetscInt_FMT " x %" PetscInt_FMT " product (CDM needs a square matrix)\n", M, N));
-    else if (set) c->storage_req = storage;
+    else if (set) c->opt.storage_req = storage;
   }
   PetscCall(MatDiagSetLayout_Private(C));
   PetscFunctionReturn(0);
@@ -262,7 +261,7 @@ PetscErrorCode StepDestroy(Step &s)
   PetscFunctionBegin;
   PetscCall(GatherDestroy(s.gx));
   PetscCall(GatherDestroy(s.gy));
-  PetscCall(MatDiagDeviceProductDestroy_Private(&s.dev));
+  PetscCall(MatDiagDeviceTry(product_destroy, &s.dev));
   PetscFunctionReturn(0);
 }
 
@@ -287,14 +286,14 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   }
   PetscCheck(!(s.mpi && s.device && s.variant == MAT_DIAG_PRODUCT_TILED), PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "diag: -mat_product_algorithm diag_tiled (the paper's Algorithm 1) runs on one process only; use diag or diag_atomic under MPI");
   const PetscLayout rx = s.tx == Trans::N ? X->rmap : X->cmap, cy = s.ty == Trans::N ? Y->cmap : Y->rmap;
-  PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->max_diagonals, y->max_diagonals), s.device ? MATDIAGCUDA : MATDIAG));
+  PetscCall(ResultSetUp(C, rx->n, cy->n, rx->N, cy->N, PetscMax(x->opt.max_diagonals, y->opt.max_diagonals), s.device ? MATDIAGCUDA : MATDIAG));
   Mat_Diag *c = (Mat_Diag *)C->data;
 
   if (!s.mpi) {
     /* on the GPU the pair lists are built there (except for Algorithm 1,
        which needs no HM plan); C's diagonals come back */
     PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
-    if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) PetscCall(MatDiagDeviceProductSymbolic_Private(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty, &s.hplan, &s.dev));
+    if (s.device && s.variant != MAT_DIAG_PRODUCT_TILED) PetscCall(MatDiagDeviceCall(product_symbolic, x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty, &s.hplan, &s.dev));
     else DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(x->layout, HmOffsetsOf(x), s.tx, y->layout, HmOffsetsOf(y), s.ty));
     PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   } else {
@@ -314,7 +313,7 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
     if (c0 >= c1) c0 = c1 = 0;
     PetscCall(GatherBuild(s.gy, Y, s.ty, c0, c1));
     PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
-    if (s.device) PetscCall(MatDiagDeviceProductSymbolic_Private(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N, &s.hplan, &s.dev));
+    if (s.device) PetscCall(MatDiagDeviceCall(product_symbolic, LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N, &s.hplan, &s.dev));
     else DiagCallKernel(s.hplan = pdiag::hm_product_symbolic(LX, ox, Trans::N, s.gy.blk.layout, s.gy.blk.offsets, Trans::N));
     PetscCall(PetscLogEventEnd(MATDIAG_ProductPlan, X, Y, C, 0));
   }
@@ -328,11 +327,11 @@ PetscErrorCode StepSymbolic(Step &s, Mat X, Mat Y, Mat C)
   PetscCall(MatDiagReplaceStorage_Private(C, std::move(out)));
   c->host_deferred = s.device ? PETSC_TRUE : PETSC_FALSE;
   C->preallocated  = PETSC_TRUE;
-  c->defer_upload = PETSC_TRUE; /* the zeros need not go to the device: the numeric phase writes there */
+  c->assembly.defer_upload = PETSC_TRUE; /* the zeros need not go to the device: the numeric phase writes there */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY)); /* chooses C's storage as for any diag matrix */
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   c               = (Mat_Diag *)C->data;
-  c->defer_upload = PETSC_FALSE;
+  c->assembly.defer_upload = PETSC_FALSE;
   if (!s.mpi && x->scheme == pdiag::Scheme::CDM && y->scheme == pdiag::Scheme::CDM && c->scheme == pdiag::Scheme::CDM) {
     PetscCall(PetscLogEventBegin(MATDIAG_ProductPlan, X, Y, C, 0));
     DiagCallKernel(s.cplan = pdiag::cdm_product_symbolic(x->layout.ncols, x->cdm.koffsets, s.tx, y->cdm.koffsets, s.ty));
@@ -369,19 +368,19 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
   }
   if (s.device && !s.mpi) {
     const bool tiled = s.variant == MAT_DIAG_PRODUCT_TILED;
-    PetscCall(MatDiagDeviceProductNumeric_Private(s.dev, s.hplan, X, s.tx, Y, s.ty, C, s.variant, (PetscLogDouble)(tiled ? s.cplan.nmul : s.hplan.nmul)));
+    PetscCall(MatDiagDeviceCall(product_numeric, s.dev, s.hplan, X, s.tx, Y, s.ty, C, s.variant, (PetscLogDouble)(tiled ? s.cplan.nmul : s.hplan.nmul)));
     PetscFunctionReturn(0);
   }
   if (s.device) { /* MPI: the gathers run between device arrays, then the kernels as on one process */
     pdiag::HmView<const PetscScalar> xv, yv;
-    if (s.x_direct) PetscCall(MatDiagDeviceOperand_Private(s.dev, X, &xv));
-    else PetscCall(MatDiagDeviceGather_Private(s.dev, 0, X, s.gx.sct, s.gx.blk, &xv));
-    PetscCall(MatDiagDeviceGather_Private(s.dev, 1, Y, s.gy.sct, s.gy.blk, &yv));
-    PetscCall(MatDiagDeviceProductNumericViews_Private(s.dev, s.hplan, xv, Trans::N, yv, Trans::N, C, s.variant, (PetscLogDouble)s.hplan.nmul));
+    if (s.x_direct) PetscCall(MatDiagDeviceCall(product_operand, s.dev, X, &xv));
+    else PetscCall(MatDiagDeviceCall(product_gather, s.dev, 0, X, s.gx.sct, s.gx.blk, &xv));
+    PetscCall(MatDiagDeviceCall(product_gather, s.dev, 1, Y, s.gy.sct, s.gy.blk, &yv));
+    PetscCall(MatDiagDeviceCall(product_numeric_views, s.dev, s.hplan, xv, Trans::N, yv, Trans::N, C, s.variant, (PetscLogDouble)s.hplan.nmul));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagSyncHost_Private(X));
-  PetscCall(MatDiagSyncHost_Private(Y));
+  PetscCall(MatDiagDeviceTry(sync_host, X));
+  PetscCall(MatDiagDeviceTry(sync_host, Y));
   const Mat_Diag *x = (const Mat_Diag *)X->data, *y = (const Mat_Diag *)Y->data;
   Mat_Diag       *c = (Mat_Diag *)C->data;
   PetscLogDouble  nmul;
@@ -418,7 +417,7 @@ PetscErrorCode StepNumeric(Step &s, Mat X, Mat Y, Mat C)
     }
     nmul = (PetscLogDouble)s.hplan.nmul;
   }
-  MatDiagValuesChanged(c);
+  MatDiagValuesChanged(C);
   PetscCall(PetscLogFlops(2.0 * nmul));
   PetscFunctionReturn(0);
 }
@@ -476,7 +475,7 @@ PetscErrorCode Operands(Mat C, ProductData *pd, bool refresh, Mat op[3])
     op[i] = in[i];
     if (!in[i]) continue;
     PetscCall(KindOf(in[i], &kind[i]));
-    if (kind[i] == Kind::Diag) limit = PetscMax(limit, ((Mat_Diag *)in[i]->data)->max_diagonals);
+    if (kind[i] == Kind::Diag) limit = PetscMax(limit, ((Mat_Diag *)in[i]->data)->opt.max_diagonals);
   }
   for (int i = 0; i < 3; i++) {
     if (!in[i] || kind[i] == Kind::Diag) continue;
@@ -492,8 +491,8 @@ PetscErrorCode Operands(Mat C, ProductData *pd, bool refresh, Mat op[3])
       PetscCall(MatCreate(PetscObjectComm((PetscObject)in[i]), &pd->conv[i]));
       PetscCall(MatSetSizes(pd->conv[i], in[i]->rmap->n, in[i]->cmap->n, in[i]->rmap->N, in[i]->cmap->N));
       PetscCall(MatSetType(pd->conv[i], MATDIAG));
-      ((Mat_Diag *)pd->conv[i]->data)->max_diagonals = limit;
-      ((Mat_Diag *)pd->conv[i]->data)->list_remote   = PETSC_FALSE; /* the product kernels read diagonals only (pdiag/remote.hpp) */
+      ((Mat_Diag *)pd->conv[i]->data)->opt.max_diagonals = limit;
+      ((Mat_Diag *)pd->conv[i]->data)->opt.list_remote   = PETSC_FALSE; /* the product kernels read diagonals only (pdiag/remote.hpp) */
       refresh = true;
     }
     if (refresh) PetscCall(MatConvertFrom_Diag(in[i], MATDIAG, MAT_REUSE_MATRIX, &pd->conv[i]));

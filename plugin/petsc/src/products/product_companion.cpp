@@ -1,5 +1,5 @@
 /* Matrix products that diag does not compute on its diagonals run as
-   aij's (DESIGN §6, "conversion where the diagonals do not pay"): a
+   aij's (docs/design.md, "The aij companion"): a
    product with an operand whose diagonals are scattered (an algebraic
    multigrid prolongator, a DMDA interpolation, which would need thousands
    of short diagonals), with an operand of another type (maij, ...), or
@@ -298,8 +298,8 @@ PetscErrorCode GeneralSymbolic(Mat C, const char *why)
 
   PetscFunctionBegin;
   {
-    DiagGalerkinDevice how;
-    PetscCall(MatDiagGalerkinDeviceSymbolic_Private(C, &how));
+    DiagGalerkinDevice how = DiagGalerkinDevice::NotTaken;
+    PetscCall(MatDiagDeviceTry(galerkin_symbolic, C, &how));
     if (how == DiagGalerkinDevice::Done) PetscFunctionReturn(0);
     if (how == DiagGalerkinDevice::NotCompact) { /* known from the device's S: the product as aij's, without computing S again */
       PetscCall(MatDiagProductViaCompanion_Private(C, why));
@@ -349,7 +349,7 @@ static PetscErrorCode GalerkinResultType(Mat C, Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cuda, MATSEQDIAGCUDA, MATMPIDIAGCUDA, ""));
   PetscCall(MatSetType(C, cuda ? MATDIAGCUDA : MATDIAG));
-  ((Mat_Diag *)C->data)->max_diagonals = ((Mat_Diag *)A->data)->max_diagonals;
+  ((Mat_Diag *)C->data)->opt.max_diagonals = ((Mat_Diag *)A->data)->opt.max_diagonals;
   /* C's vectors are the operator's (CUDA ones for a diag operator used on the GPU): set
      before C is filled, as its assembly decides from them whether its values go to the GPU */
   if (A->defaultvectype) PetscCall(MatSetVecType(C, A->defaultvectype));
@@ -399,11 +399,11 @@ PetscErrorCode MatDiagGalerkinGeneralSymbolic_Private(Mat C)
 PetscErrorCode MatDiagProductToDiag_Private(Mat C, const char *why)
 {
   Mat_Product *p = C->product;
-  PetscBool    to_diag = PETSC_TRUE;
+  PetscBool    to_diag;
   std::string *saved;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetBool(((PetscObject)p->A)->options, ((PetscObject)p->A)->prefix, "-mat_diag_product_to_diag", &to_diag, NULL));
+  PetscCall(MatDiagGetOption((PetscObject)p->A, DiagOpt::ProductToDiag, &to_diag));
   if (!to_diag) {
     PetscCall(MatDiagProductViaCompanion_Private(C, why));
     PetscFunctionReturn(0);

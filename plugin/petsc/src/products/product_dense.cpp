@@ -10,7 +10,6 @@
    shifts. Installed by MatProductSetFromOptions_Diag
    (products/product.cpp). */
 #include "products/product_common.hpp"
-#include "device/product.hpp"
 
 #include "pdiag/spmm.hpp"
 
@@ -39,7 +38,7 @@ PetscErrorCode DenseDestroy(DenseStep &s)
   PetscCall(VecScatterDestroy(&s.sct));
   PetscCall(VecDestroy(&s.src));
   PetscCall(VecDestroy(&s.dst));
-  PetscCall(MatDiagDeviceDenseDestroy_Private(&s.dev));
+  PetscCall(MatDiagDeviceTry(dense_destroy, &s.dev));
   s.W.clear();
   PetscFunctionReturn(0);
 }
@@ -139,7 +138,7 @@ PetscErrorCode DenseBuild(DenseStep &s, Mat A, Mat X)
   PetscCall(VecScatterCreate(s.src, isf, s.dst, ist, &s.sct));
   PetscCall(ISDestroy(&isf));
   PetscCall(ISDestroy(&ist));
-  if (s.device) PetscCall(MatDiagDeviceDenseCreate_Private(PetscObjectComm((PetscObject)A), (PetscInt)nlocal, s.nw, k, s.shift, &s.dev));
+  if (s.device) PetscCall(MatDiagDeviceCall(dense_create, PetscObjectComm((PetscObject)A), (PetscInt)nlocal, s.nw, k, s.shift, &s.dev));
   PetscFunctionReturn(0);
 }
 
@@ -184,12 +183,12 @@ static PetscErrorCode MatProductNumeric_DiagDense(Mat C)
   PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &ccuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
   if (s.mpi) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ccuda, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
   if (s.device && ccuda) {
-    PetscCall(MatDiagDeviceSpMM_Private(A, X, C, s.sct, s.dev));
+    PetscCall(MatDiagDeviceCall(spmm, A, X, C, s.sct, s.dev));
     PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatDiagSyncHost_Private(A));
+  PetscCall(MatDiagDeviceTry(sync_host, A));
   const Mat_Diag *a = (const Mat_Diag *)A->data;
   PetscCall(MatDenseGetLDA(C, &ldc));
   PetscCall(MatDenseGetArrayRead(X, &xa));

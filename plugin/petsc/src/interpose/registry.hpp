@@ -1,11 +1,10 @@
-/* Wrapping the set-up of one of PETSc's PC types (PCMG: pc/mg.cpp, PCASM:
-   pc/asm.cpp). The plugin registers its own creation function under the
-   PC type's name: it runs PETSc's creation, keeps PETSc's set-up function
-   (the same for every PC of the type) and puts the plugin's in its place,
-   which calls PETSc's; optionally its options function likewise (so that
-   -help lists the plugin's options of the type). PCs that reuse the
-   type's creation and then set their own set-up (GAMG, HMG on PCMG) are
-   not affected. */
+/* Interposition on PETSc's registries (docs/design.md, "Registries the
+   plugin interposes on"): the plugin registers a function of its own under
+   the name of one of PETSc's (a PC type's creation, a coloring's, an
+   ordering), which calls PETSc's. DiagInterpose() does that for any
+   function list; DiagPCSetUpWrap builds on it to wrap the set-up of a PC
+   type (PCMG: pc/mg.cpp, PCASM: pc/asm.cpp, the PCs that accept only aij:
+   interpose/aij_only.cpp). */
 #pragma once
 
 #include "core/mat_diag.hpp"
@@ -13,6 +12,31 @@
 #include <petsc/private/pcimpl.h>
 
 #include <utility>
+
+/* Registers `ours` under `name` in place of what `list` holds there, kept
+   in *saved. Once only (a second call finds `ours`); a name this PETSc does
+   not have is left alone. `reg` is the list's registration function
+   (PCRegister, MatColoringRegister, MatOrderingRegister, ...). */
+template <class Fn>
+PetscErrorCode DiagInterpose(PetscFunctionList list, const char *name, Fn ours, Fn *saved, PetscErrorCode (*reg)(const char[], Fn))
+{
+  Fn found = nullptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(list, name, &found));
+  if (!found || found == ours) PetscFunctionReturn(0);
+  *saved = found;
+  PetscCall((*reg)(name, ours));
+  PetscFunctionReturn(0);
+}
+
+/* Wrapping the set-up of one of PETSc's PC types. The plugin's creation
+   function, registered under the PC type's name, runs PETSc's creation,
+   keeps PETSc's set-up function (the same for every PC of the type) and
+   puts the plugin's in its place, which calls PETSc's; optionally its
+   options function likewise (so that -help lists the plugin's options of
+   the type). PCs that reuse the type's creation and then set their own
+   set-up (GAMG, HMG on PCMG) are not affected. */
 
 /* PCSetFromOptions' per-type function: its second argument is
    PetscOptionItems * in PETSc 3.18 and PetscOptionItems (a pointer type)
@@ -55,13 +79,8 @@ PetscErrorCode DiagPCCreateWrapped(PC pc)
 template <DiagPCSetUpWrap &W>
 PetscErrorCode DiagPCRegisterWrapped(void)
 {
-  PetscErrorCode (*create)(PC) = NULL;
-
   PetscFunctionBegin;
   PetscCall(PCInitializePackage());
-  PetscCall(PetscFunctionListFind(PCList, W.type, &create));
-  if (!create || create == DiagPCCreateWrapped<W>) PetscFunctionReturn(0);
-  W.create = create;
-  PetscCall(PCRegister(W.type, DiagPCCreateWrapped<W>));
+  PetscCall(DiagInterpose(PCList, W.type, DiagPCCreateWrapped<W>, &W.create, PCRegister));
   PetscFunctionReturn(0);
 }
