@@ -50,7 +50,9 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
+#include "pdiag/factor_cuda.hpp"
 #include "pdiag/levels.hpp"
+#include "pdiag/levels_cuda.hpp"
 
 #include <array>
 

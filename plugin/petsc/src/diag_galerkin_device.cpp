@@ -44,6 +44,8 @@
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
 
+#include "pdiag/csr_values_cuda.hpp"
+
 #include <limits>
 
 namespace {

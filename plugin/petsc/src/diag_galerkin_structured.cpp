@@ -39,6 +39,8 @@
 
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
+
+#include "pdiag/galerkin_q1_cuda.hpp"
 #endif
 
 #include "pdiag/galerkin_q1.hpp"

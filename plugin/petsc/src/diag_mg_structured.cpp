@@ -30,6 +30,8 @@
 
 #if defined(PDIAG_PETSC_CUDA)
 #include "diag_cuda.hpp"
+
+#include "pdiag/transfer_cuda.hpp"
 #endif
 
 #include "pdiag/transfer.hpp"

@@ -24,6 +24,8 @@
 #include "diag_product_common.hpp"
 #include "diag_product_device.hpp"
 
+#include "pdiag/product_cuda.hpp"
+
 /* An HM block on the device (metadata: offsets | starts; values), for an
    operand or result whose own device copy is not in HM form. */
 struct DeviceHmBlock {

@@ -33,7 +33,9 @@
 #include "diag_cuda.hpp"
 
 #include "pdiag/levels.hpp"
+#include "pdiag/levels_cuda.hpp"
 #include "pdiag/relax.hpp"
+#include "pdiag/sor_cuda.hpp"
 
 struct DiagSorGraph {
   pdiag::cuda::SorGraph<PetscScalar> graph;
