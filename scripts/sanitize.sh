@@ -2,7 +2,7 @@
 # The sanitizer run (docs/reliability.md): builds build-asan/ with -DDIAG_SANITIZE=ON
 # (AddressSanitizer + UBSan on petsc-diag's own targets; Debian PETSc 3.18)
 # and runs, under it, the fault-injection suite (ctest label "faults") and
-# the plugin tests that compare every operation with aij (test_ops_vs_aij,
+# the plugin tests that compare every operation with aij (test_ops_*,
 # test_products). Any sanitizer report fails the run: UBSan and ASan stop
 # at the first error, LeakSanitizer reports leaks at exit (leaks inside
 # Open MPI and PETSc's initialization are suppressed by scripts/lsan.supp;
@@ -18,7 +18,7 @@ start=$(date +%s)
 bash "$ROOT/scripts/setup.sh"
 env -u PETSC_DIR cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDIAG_SANITIZE=ON -DDIAG_CUDA=OFF >"$BUILD.configure.log" 2>&1 ||
   { cat "$BUILD.configure.log"; exit 1; }
-cmake --build "$BUILD" -j"$(nproc)" --target fault_driver mtx test_ops_vs_aij test_products
+cmake --build "$BUILD" -j"$(nproc)" --target fault_driver mtx test_ops_assembly test_ops_mult test_ops_values test_ops_structure test_ops_io test_ops_factor test_ops_bad_input test_products
 built=$(date +%s)
 # full unwinding: Open MPI and PETSc are built without frame pointers, and
 # the suppressions need the frames inside them
@@ -33,7 +33,7 @@ rc=0
 # 1 and 2 processes (3 and 4 run in the ordinary builds): a run under ASan
 # with full unwinding takes several times as long
 (cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" -L faults -R 'np[12]$' "$@") || rc=1
-(cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" -R 'plugin\.(test_ops_vs_aij|test_products)\.np[12]$' "$@") || rc=1
+(cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" -R 'plugin\.(test_ops_[a-z_]+|test_products)\.np[12]$' "$@") || rc=1
 end=$(date +%s)
 echo "== sanitize: build $((built - start)) s, tests $((end - built)) s, total $((end - start)) s: $([ $rc -eq 0 ] && echo PASSED || echo FAILED)"
 exit $rc

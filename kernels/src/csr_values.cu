@@ -6,7 +6,7 @@
 // values into an aijcusparse copy of its pattern, and gathers the
 // aijcusparse result's values back onto diagonals.
 #include "pdiag/csr_values.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/csr_values_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -1,11 +1,11 @@
-// Numeric ILU(0) / ICC(0) factorization by levels (pdiag/cuda.hpp's
+// Numeric ILU(0) / ICC(0) factorization by levels (pdiag/factor_cuda.hpp's
 // hm_factor_numeric): one launch per level of hm_factor_numeric_schedule,
 // one thread per row of the level (grid capped and strided), each row
 // computed by the same ilu0_row / icc0_row as the host's hm_ilu0 / hm_icc0
 // and the CPU runner; launches of one stream run in order, so a level reads
 // the final rows of the levels before it. A pivot that PETSc's checks would
 // act on sets a bit in *needs_policy (the caller then factors on the host).
-#include "pdiag/cuda.hpp"
+#include "pdiag/factor_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -1,12 +1,12 @@
 // Triangular solves with ILU(0) / ICC(0) factors stored by diagonals
-// (pdiag/cuda.hpp's hm_factor_solve and hm_factor_solve_tiled).
+// (pdiag/factor_cuda.hpp's hm_factor_solve and hm_factor_solve_tiled).
 // Level-scheduled: each pass of pdiag/factor_levels.hpp is one kernel
 // launch per level of its schedule, one thread per row of the level (grid
 // capped and strided), computing the row by the same factor_pass_row the CPU
 // runner uses; launches of one stream run in order, so a level reads the
 // final values of the levels before it. Tiled (pdiag/factor_tiles.hpp): one
 // launch per pass, a block per tile (see factor_tile_kernel).
-#include "pdiag/cuda.hpp"
+#include "pdiag/factor_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -3,8 +3,8 @@
 // coarse row, running the CPU reference's row functions. It reads A's
 // diagonals around the row's fine points and writes the row of C; no
 // stored interpolation, no sparse matrix product.
-#include "pdiag/cuda.hpp"
 #include "pdiag/galerkin_q1.hpp"
+#include "pdiag/galerkin_q1_cuda.hpp"
 
 #include "grid.cuh"
 

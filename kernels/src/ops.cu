@@ -5,7 +5,7 @@
 // set_scaled_entries (pdiag/ops.hpp)). Element-wise: one thread per value;
 // per diagonal: blockIdx.y strides over the stored diagonals, x over rows;
 // grids capped and strided.
-#include "pdiag/cuda.hpp"
+#include "pdiag/ops_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -36,7 +36,7 @@
 //
 // Grids are capped in each dimension (grid.cuh) and blocks stride over the
 // remaining work, as in spmv.cu.
-#include "pdiag/cuda.hpp"
+#include "pdiag/product_cuda.hpp"
 
 #include "grid.cuh"
 

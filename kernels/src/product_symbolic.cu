@@ -17,7 +17,7 @@
 // Work O(range * ndA * log ndB) on the device, three kernels and two small
 // copies back (the totals, then C's offsets, which the host needs for C's
 // structure). A range much wider than the pairs is left to the host.
-#include "pdiag/cuda.hpp"
+#include "pdiag/product_cuda.hpp"
 
 #include "grid.cuh"
 

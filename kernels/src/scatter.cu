@@ -3,7 +3,7 @@
 // The CPU reference is pdiag::scatter_add (pdiag/assemble.hpp). Several
 // entries may share a slot (COO duplicates are summed), so the additions
 // are atomic: the sum is exact up to the order of the additions.
-#include "pdiag/cuda.hpp"
+#include "pdiag/scatter_cuda.hpp"
 
 #include "grid.cuh"
 

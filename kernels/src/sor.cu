@@ -1,4 +1,4 @@
-// Level-scheduled SOR sweeps (pdiag/cuda.hpp): the steps of the CPU
+// Level-scheduled SOR sweeps (pdiag/sor_cuda.hpp): the steps of the CPU
 // reference pdiag::hm_sor (pdiag/relax.hpp), one kernel launch per level of
 // pdiag/levels.hpp's schedules, one thread per row of the level (grid
 // capped and strided). Each phase below is one loop body of hm_sor; a row
@@ -6,7 +6,7 @@
 // the reference does, skipping stored zeros: the schedule has no dependency
 // for them, so x[j] may be changing under a zero entry, and 0 * x[j] adds
 // nothing to a finite sum anyway.
-#include "pdiag/cuda.hpp"
+#include "pdiag/sor_cuda.hpp"
 
 #include "grid.cuh"
 

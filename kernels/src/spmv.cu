@@ -17,7 +17,7 @@
 //    in storage order), so results are deterministic run to run;
 //  - the grid is capped (grid.cuh) and blocks stride over the remaining
 //    tiles, so the grid size never overflows however many rows there are.
-#include "pdiag/cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -27,7 +27,7 @@
 // kernel writes every local row (the main diagonal's packed value or its
 // constant, 0 off it), a second the exception rows' c + delta.
 #include "pdiag/chebyshev_cuda.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 
 #include "grid.cuh"
 

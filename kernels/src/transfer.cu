@@ -3,8 +3,8 @@
 // one per coarse point for the restriction, each running the CPU
 // reference's point function. Neither reads a matrix: a product moves the
 // two vectors (and z) only.
-#include "pdiag/cuda.hpp"
 #include "pdiag/transfer.hpp"
+#include "pdiag/transfer_cuda.hpp"
 
 #include "grid.cuh"
 

@@ -16,7 +16,7 @@
 #include "chebyshev_testing.hpp"
 #include "cuda_testing.hpp"
 #include "pdiag/chebyshev_cuda.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>

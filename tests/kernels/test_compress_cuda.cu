@@ -28,7 +28,7 @@
 #include "cuda_testing.hpp"
 #include "pdiag/compress.hpp"
 #include "pdiag/cpu.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>

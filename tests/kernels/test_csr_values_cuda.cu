@@ -11,7 +11,7 @@
 #include "csr_values_testing.hpp"
 #include "cuda_testing.hpp"
 #include "pdiag/csr_values.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/csr_values_cuda.hpp"
 
 #include <cuda_runtime_api.h>
 

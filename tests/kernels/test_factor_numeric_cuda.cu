@@ -18,7 +18,8 @@
 
 #include "cuda_testing.hpp"
 #include "factor_testing.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/factor_cuda.hpp"
+#include "pdiag/levels_cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>

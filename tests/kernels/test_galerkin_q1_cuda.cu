@@ -13,7 +13,7 @@
 
 #include "cuda_testing.hpp"
 #include "galerkin_q1_testing.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/galerkin_q1_cuda.hpp"
 
 #include <cuda_runtime_api.h>
 

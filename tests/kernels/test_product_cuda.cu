@@ -1,4 +1,4 @@
-// CUDA products (pdiag/cuda.hpp, kernels/src/product.cu) against the CPU
+// CUDA products (pdiag/product_cuda.hpp, kernels/src/product.cu) against the CPU
 // references (pdiag/product.hpp, pdiag/spmm.hpp) on the same inputs, to
 // 1e-12 relative in double; on small sizes the CPU reference is itself
 // checked against the dense product, so that a broken reference cannot make
@@ -34,8 +34,8 @@
 
 #include "cuda_testing.hpp"
 #include "pdiag/convert.hpp"
-#include "pdiag/cuda.hpp"
 #include "pdiag/product.hpp"
+#include "pdiag/product_cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>

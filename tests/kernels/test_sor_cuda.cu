@@ -19,9 +19,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cuda_testing.hpp"
-#include "pdiag/cuda.hpp"
 #include "pdiag/levels.hpp"
+#include "pdiag/levels_cuda.hpp"
 #include "pdiag/relax.hpp"
+#include "pdiag/sor_cuda.hpp"
 #include "sor_testing.hpp"
 #include "testing.hpp"
 

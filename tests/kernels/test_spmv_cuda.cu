@@ -1,4 +1,4 @@
-// CUDA SpMV kernels (pdiag/cuda.hpp) against the CPU reference kernels
+// CUDA SpMV kernels (pdiag/spmv_cuda.hpp) against the CPU reference kernels
 // (pdiag/cpu.hpp) on the same inputs, and the CPU reference against the
 // dense product where the addressing is the default one, so that a broken
 // reference cannot make the comparison vacuous.
@@ -25,9 +25,11 @@
 #include "pdiag/assemble.hpp"
 #include "pdiag/convert.hpp"
 #include "pdiag/cpu.hpp"
-#include "pdiag/cuda.hpp"
 #include "pdiag/listed_cuda.hpp"
 #include "pdiag/ops.hpp"
+#include "pdiag/ops_cuda.hpp"
+#include "pdiag/scatter_cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 #include "testing.hpp"
 
 #include <cuda_runtime_api.h>

@@ -10,7 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cuda_testing.hpp"
-#include "pdiag/cuda.hpp"
+#include "pdiag/transfer_cuda.hpp"
 #include "transfer_testing.hpp"
 
 #include <cuda_runtime_api.h>

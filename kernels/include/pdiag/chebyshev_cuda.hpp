@@ -2,7 +2,7 @@
 // references): the same signatures and semantics, device pointers, a
 // trailing stream. Each enqueues one kernel and returns cudaGetLastError()
 // after the launch (nothing is launched for n == 0). Plain C++, like
-// pdiag/cuda.hpp: the PETSc plugin includes it and links pdiag_cuda.
+// every pdiag/*_cuda.hpp: the PETSc plugin includes it and links pdiag_cuda.
 #pragma once
 
 #include "pdiag/chebyshev.hpp"

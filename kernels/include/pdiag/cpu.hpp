@@ -1,6 +1,7 @@
 // CPU reference kernels for HM and CDM blocks: products with a vector
 // (y = A x, y = A x + z, y = A^T x, y = A^T x + z), diagonal extraction and
-// scaling. The CUDA kernels (pdiag/cuda.hpp) have the same signatures.
+// scaling. The CUDA kernels (pdiag/spmv_cuda.hpp, pdiag/ops_cuda.hpp) have
+// the same signatures.
 //
 // Vector addressing (docs/design.md, "MPI: interior, ghosts and listed couplings"): x of y = A x, and y of
 // y = A^T x, are reached through per-diagonal shifts (see default_shift in

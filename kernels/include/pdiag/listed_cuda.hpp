@@ -3,7 +3,7 @@
 // pointer is a DEVICE pointer. One launch on `stream`; returns
 // cudaGetLastError() after it (nothing launched, cudaSuccess, when nrows is
 // 0; cudaErrorInvalidValue when it is negative). Plain C++ for the plugin's
-// host compiler, like pdiag/cuda.hpp.
+// host compiler, like every pdiag/*_cuda.hpp.
 #pragma once
 
 #include "pdiag/format.hpp"

@@ -11,6 +11,9 @@
 
 #include "device/device.hpp"
 
+#include "pdiag/listed_cuda.hpp"
+#include "pdiag/scatter_cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
 #include "pdiag/symmetric_cuda.hpp"
 
 /* PETSc gives each process its GPU (rank % number of visible devices, or

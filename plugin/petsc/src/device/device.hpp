@@ -8,8 +8,6 @@
 
 #include <petscdevice_cuda.h>
 
-#include "pdiag/cuda.hpp"
-#include "pdiag/listed_cuda.hpp"
 #include "pdiag/symmetric.hpp"
 
 #include <algorithm>

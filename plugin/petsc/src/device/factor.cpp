@@ -49,7 +49,9 @@
 
 #include "device/device.hpp"
 
+#include "pdiag/factor_cuda.hpp"
 #include "pdiag/levels.hpp"
+#include "pdiag/levels_cuda.hpp"
 
 #include <array>
 

@@ -43,6 +43,8 @@
 
 #include "device/device.hpp"
 
+#include "pdiag/csr_values_cuda.hpp"
+
 #include <limits>
 
 namespace {

@@ -20,6 +20,9 @@
 
 #include "device/device.hpp"
 
+#include "pdiag/ops_cuda.hpp"
+#include "pdiag/spmv_cuda.hpp"
+
 /* Whether this process can run an operation on A's device copy: its values
    are there and its ghost layout is current (so that fetching them is not
    a collective set-up step). */

@@ -23,6 +23,8 @@
 #include "products/product_common.hpp"
 #include "device/product.hpp"
 
+#include "pdiag/product_cuda.hpp"
+
 /* An HM block on the device (metadata: offsets | starts; values), for an
    operand or result whose own device copy is not in HM form. */
 struct DeviceHmBlock {

@@ -32,7 +32,9 @@
 #include "device/device.hpp"
 
 #include "pdiag/levels.hpp"
+#include "pdiag/levels_cuda.hpp"
 #include "pdiag/relax.hpp"
+#include "pdiag/sor_cuda.hpp"
 
 struct DiagSorGraph {
   pdiag::cuda::SorGraph<PetscScalar> graph;

@@ -4,6 +4,9 @@
    device diagonals (kernels/src/transfer.cu, galerkin_q1.cu). */
 #include "device/device.hpp"
 
+#include "pdiag/galerkin_q1_cuda.hpp"
+#include "pdiag/transfer_cuda.hpp"
+
 /* y = P x + z or y = P^T x + z (z may be null or y) from the formula, on
    device arrays. */
 PetscErrorCode MatDiagQ1TransferDevice_Private(const pdiag::VertexGrids &g, bool transpose, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, PetscLogDouble flops)
