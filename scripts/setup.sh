@@ -2,7 +2,8 @@
 # Installs what petsc-diag needs to build and test on Debian 12 (idempotent,
 # quiet): PETSc 3.18 (real, double) with OpenMPI, its tutorial sources,
 # Boost.Test, SuiteSparse (CHOLMOD reads Matrix Market), CMake, Python's
-# matplotlib for the plots. CUDA (nvcc) is used when present at /usr/local/cuda.
+# matplotlib for the plots, petsc4py (the Python example's test). CUDA (nvcc)
+# is used when present at /usr/local/cuda.
 # Trilinos 13.2 (Tpetra, Belos, Ifpack2, MueLu and what their CMake
 # configurations need to link) for the Tpetra adapter in plugin/trilinos/; the
 # Debian -dev packages do not depend on each other, and each package's CMake
@@ -10,7 +11,7 @@
 # ShyLU, Teko, ... for Ifpack2 and MueLu), so all of them are listed.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples openmpi-bin libopenmpi-dev
-      libboost-test-dev libsuitesparse-dev python3-matplotlib python3-numpy
+      libboost-test-dev libsuitesparse-dev python3-matplotlib python3-numpy python3-petsc4py
       libtrilinos-teuchos-dev libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libtrilinos-tpetra-dev libtrilinos-belos-dev libtrilinos-ifpack2-dev libtrilinos-muelu-dev
       libtrilinos-xpetra-dev libtrilinos-amesos2-dev libtrilinos-zoltan2-dev libtrilinos-thyra-dev
