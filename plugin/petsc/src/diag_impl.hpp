@@ -74,6 +74,7 @@ struct DiagGhost {
   VecScatter scatter = nullptr; /* global x -> work */
   std::vector<std::pair<Index, Index>> need; /* the global column intervals work holds, in order */
   std::vector<Index> shift_lo, shift_hi; /* boundary rows below / above the interior */
+  Index              own_begin = 0, own_end = 0; /* the positions of work holding owned columns */
 };
 
 /* The device copy (CUDA builds): one Index array of metadata (offsets,

@@ -238,6 +238,11 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   a->ghost.need = need;
   std::vector<Index> base;
   PetscCall(MakeWork(A, need, &base, &a->ghost.work, &a->ghost.scatter));
+  a->ghost.own_begin = a->ghost.own_end = 0; /* positions ascend with the columns: the owned ones are one range */
+  for (const auto &iv : need) {
+    a->ghost.own_begin += std::max<Index>(0, std::min(iv.second, a->col_begin) - iv.first);
+    a->ghost.own_end += std::max<Index>(0, std::min(iv.second, a->col_end) - iv.first);
+  }
   for (const Run &r : passes) {
     const Index lo1 = std::max(r.lo, r0), hi1 = std::min(r.hi, ib);
     if (lo1 < hi1) a->ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
@@ -347,25 +352,47 @@ PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
   PetscFunctionReturn(0);
 }
 
+/* The HM diagonals the products' row passes run over. */
+static pdiag::HmView<const PetscScalar> MatDiagPassView(const Mat_Diag *a)
+{
+  if (a->split_active) return pdiag::HmView<const PetscScalar>{a->layout, (Index)a->pass_offsets.size(), a->pass_offsets.data(), a->pass_start.data(), a->hm.val.data()};
+  return a->hm.view();
+}
+
 /* y = A x (+ z) on the local rows [row_lo, row_hi) over the diagonals the
    passes run over, x reached through shift (indexed by pass). */
 static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
 {
   PetscFunctionBegin;
   if (row_lo >= row_hi) PetscFunctionReturn(0);
-  if (a->split_active) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, (Index)a->pass_offsets.size(), a->pass_offsets.data(), a->pass_start.data(), a->hm.val.data()};
-    pdiag::hm_spmv(v, x, y, z, shift, row_lo, row_hi);
-  } else if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
+  if (a->split_active || a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(MatDiagPassView(a), x, y, z, shift, row_lo, row_hi);
   else pdiag::cdm_spmv(a->cdm.view(), x, y, z, shift, row_lo, row_hi);
   PetscFunctionReturn(0);
 }
 
-/* y += sign * (the listed entries) w, w the ghost work vector's array. */
-static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign)
+/* y += sign * (the listed entries of the local rows [row_lo, row_hi)) w,
+   w the ghost work vector's array. */
+static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign, Index row_lo = 0, Index row_hi = std::numeric_limits<Index>::max())
+{
+  const pdiag::ListedEntries &l  = a->listed;
+  const std::size_t           q0 = (std::size_t)(std::lower_bound(l.rows.begin(), l.rows.end(), row_lo) - l.rows.begin());
+  const std::size_t           q1 = (std::size_t)(std::lower_bound(l.rows.begin(), l.rows.end(), row_hi) - l.rows.begin());
+  if (q0 < q1) pdiag::listed_spmv_add((Index)(q1 - q0), l.rows.data() + q0, l.ptr.data() + q0, l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
+}
+
+/* y = A x (+ z) on the HM block's local rows [row_lo, row_hi) next to
+   other processes, with their listed entries, each row summed in the order
+   mpiaij sums it (owned columns first, then the others; pdiag::
+   hm_spmv_rows_owned_first): with the interior rows' sums, which are a
+   sequential aij matrix's, MatMult gives aij's vector bit for bit, and a
+   Krylov solve aij's iterations (a long GMRES run with a weak
+   preconditioner takes hundreds of iterations more or less on the
+   round-off of another order of additions). w: the ghost work vector. */
+static void MatDiagBoundarySpMV(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
 {
   const pdiag::ListedEntries &l = a->listed;
-  pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
+  if (row_lo >= row_hi) return;
+  pdiag::hm_spmv_rows_owned_first(MatDiagPassView(a), w, shift, a->ghost.own_begin, a->ghost.own_end, row_lo, row_hi, z, y, (Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data());
 }
 
 /* y += sign * (the couplings of the owned rows to other processes'
@@ -440,9 +467,15 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (size > 1) {
     PetscCall(VecScatterEnd(a->ghost.scatter, x, a->ghost.work, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(a->ghost.work, &wa));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
-    MatDiagListedAdd(a, wa, ya, 1.0);
+    if (a->scheme == pdiag::Scheme::HM) {
+      MatDiagBoundarySpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib);
+      MatDiagBoundarySpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows);
+      MatDiagListedAdd(a, wa, ya, 1.0, a->ib, a->ie); /* the interior rows' */
+    } else {
+      PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_lo.data(), 0, a->ib));
+      PetscCall(MatDiagSpMV(a, wa, ya, za, a->ghost.shift_hi.data(), a->ie, a->layout.nrows));
+      MatDiagListedAdd(a, wa, ya, 1.0);
+    }
     PetscCall(VecRestoreArrayRead(a->ghost.work, &wa));
   }
   if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
