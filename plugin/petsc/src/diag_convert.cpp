@@ -262,6 +262,7 @@ PetscErrorCode MatDuplicate_Diag(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(MatSetType(*B, ((PetscObject)A)->type_name));
   PetscCall(MatDiagCopyStorage(A, *B, op == MAT_COPY_VALUES ? PETSC_TRUE : PETSC_FALSE));
   (*B)->assembled = PETSC_TRUE;
+  ((Mat_Diag *)(*B)->data)->view_replaced = ((Mat_Diag *)A->data)->view_replaced; /* MatDuplicate() gives B A's view op */
   PetscFunctionReturn(0);
 }
 
@@ -386,6 +387,10 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
   PetscBool string;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
   if (string) PetscFunctionReturn(0); /* MatView() wrote the type; aij's view adds nothing to a string viewer (ts ex3 -test_string_viewer) */
+  if (a->view_replaced) { /* a DMDA's: in the natural ordering, through MatCreateSubMatrix */
+    PetscCall((*a->view_replaced)(A, viewer));
+    PetscFunctionReturn(0);
+  }
   Mat aij;
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name));
@@ -394,6 +399,27 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
   if (ascii) PetscCall((*aij->ops->view)(aij, viewer));
   else PetscCall(MatView(aij, viewer));
   PetscCall(MatDestroy(&aij));
+  PetscFunctionReturn(0);
+}
+
+/* DMCreateMatrix of a DMDA on more than one process puts the DMDA's view
+   (the natural ordering) in the matrix's ops table after its preallocating
+   assembly. That view prints nothing for the ascii info formats (MatView()
+   printed aij's info lines already), so -mat_view ::ascii_info at the
+   program's assemblies lost diag's storage report on more than one
+   process. At each final assembly the diag view goes back in the table
+   and keeps the other one, which MatView_Diag calls for every format but
+   ascii info. */
+PetscErrorCode MatDiagKeepView_Private(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  PetscErrorCode (*const own)(Mat, PetscViewer) = MATDIAG_HOST_OP(MatView_Diag);
+
+  PetscFunctionBegin;
+  if (A->ops->view && A->ops->view != own) {
+    a->view_replaced = A->ops->view;
+    A->ops->view     = own;
+  }
   PetscFunctionReturn(0);
 }
 

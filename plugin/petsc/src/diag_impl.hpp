@@ -144,6 +144,10 @@ struct Mat_Diag {
   PetscBool      device_ops        = PETSC_TRUE;  /* -mat_diag_device_ops: MatScale/Shift/AXPY/GetDiagonal/DiagonalScale/ZeroRows on the device */
   PetscBool      symmetric_product = PETSC_TRUE;  /* -mat_diag_symmetric_product: the device MatMult/MatResidual of a symmetric matrix on one process read its main and upper diagonals */
   PetscBool      device_subdomains = PETSC_FALSE; /* set while PCASM sets up (diag_asm.cpp): MatCreateSubMatrices may return aijcusparse blocks */
+  /* the view another package put in the ops table (a DMDA's, in parallel:
+     the natural ordering), called by MatView_Diag for all but ascii info
+     (MatDiagKeepView_Private) */
+  PetscErrorCode (*view_replaced)(Mat, PetscViewer) = nullptr;
 
   /* the local block, in exactly one scheme at a time */
   pdiag::Layout layout;
@@ -520,6 +524,7 @@ PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatDiagKeepView_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
 
