@@ -14,10 +14,12 @@
    stored diagonals' (which would fail this by an order of magnitude), also
    after the values change, after a preallocated structure of zeros takes
    its values, after couplings set to zero take values again, and after
-   MatRetrieveValues. The operations that read diagonals only
-   (MatMultTranspose, MatNorm, MatDiagonalScale, MatZeroRows, MatAXPY) on a
-   duplicate, which stores its list as diagonals first, and the original
-   keeps its list. -dm_vec_type cuda runs the device path. */
+   MatRetrieveValues. MatMultTranspose and MatMultTransposeAdd read the list
+   where it is: against aij's, and the storage (MatGetInfo's entries and
+   bytes) the same after them. The operations that read diagonals only
+   (MatNorm, MatDiagonalScale, MatZeroRows, MatAXPY) on a duplicate, which
+   stores its list as diagonals first, and the original keeps its list.
+   -dm_vec_type cuda runs the device path. */
 #include "plugin_testing.hpp"
 
 #include <petscdmda.h>
@@ -171,21 +173,34 @@ PetscErrorCode CheckRows(const std::string &cs, Mat D, Mat R)
   PetscFunctionReturn(0);
 }
 
-/* MatMultTranspose of D against R's (which stores D's list as diagonals first). */
+/* MatMultTranspose and MatMultTransposeAdd of D against R's; D's storage
+   (entries and bytes, MatGetInfo) is the same after them: they read the
+   listed entries where they are. */
 PetscErrorCode CheckTranspose(const std::string &cs, Mat D, Mat R)
 {
-  Vec       x, t, tr;
+  Vec       x, t, tr, z;
   PetscReal rel;
+  MatInfo   before, after;
 
   PetscFunctionBeginUser;
+  PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &before));
   PetscCall(MatCreateVecs(R, &t, &x));
   PetscCall(VecDuplicate(t, &tr));
+  PetscCall(VecDuplicate(t, &z));
   PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(z, NULL));
   PetscCall(MatMultTranspose(D, x, t));
   PetscCall(MatMultTranspose(R, x, tr));
   PetscCall(VecRelDiff(t, tr, &rel));
   PetscCall(Record(rel <= kTol, cs, "MatMultTranspose", Fmt("rel %g", (double)rel)));
-  for (Vec v : {x, t, tr}) PetscCall(VecDestroy(&v));
+  PetscCall(MatMultTransposeAdd(D, x, z, t));
+  PetscCall(MatMultTransposeAdd(R, x, z, tr));
+  PetscCall(VecRelDiff(t, tr, &rel));
+  PetscCall(Record(rel <= kTol, cs, "MatMultTransposeAdd", Fmt("rel %g", (double)rel)));
+  PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &after));
+  PetscCall(Record(after.nz_allocated == before.nz_allocated && after.memory == before.memory, cs, "MatMultTranspose keeps the storage",
+                   Fmt("stored entries %.0f -> %.0f, bytes %.0f -> %.0f", before.nz_allocated, after.nz_allocated, before.memory, after.memory)));
+  for (Vec v : {x, t, tr, z}) PetscCall(VecDestroy(&v));
   PetscFunctionReturn(0);
 }
 
@@ -336,9 +351,9 @@ PetscErrorCode CheckGrid(PetscInt mx, PetscInt my, PetscInt m, PetscInt n)
     double after;
     PetscCall(StoredRatio(D, R, &after));
     PetscCall(Record(after == ratio, cs, "keeps its list", Fmt("stored / aij's %.3f, was %.3f", after, ratio)));
-    /* and by diagonals itself: a transpose stores the list as diagonals */
+    /* its own transposes, with its list; the products after them */
     PetscCall(CheckTranspose(cs, D, R));
-    PetscCall(CheckProducts(cs + " by diagonals", D, R));
+    PetscCall(CheckProducts(cs + " after transposes", D, R));
     PetscFunctionReturn(0);
   });
   PetscCall(MatDestroy(&D));

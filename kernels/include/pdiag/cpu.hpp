@@ -331,6 +331,16 @@ void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Ind
   }
 }
 
+/// w[cols[e]] += val[e] x[rows[q]] for the entries e in [ptr[q], ptr[q + 1])
+/// of each listed row q (pdiag::RemoteEntries' arrays, cols mapped to
+/// positions of w): the transpose of entries kept in a list, added into the
+/// work vector of a distributed block's transpose product.
+template <class T>
+void listed_spmv_t_add(Index nrows, const Index* rows, const Index* ptr, const Index* cols, const nodeduce_t<T>* val, const T* x, T* w) {
+  for (Index q = 0; q < nrows; ++q)
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) w[cols[e]] += val[e] * x[rows[q]];
+}
+
 /// Rows [row_lo, row_hi) of y = (z ? z : 0) + A x + (the listed entries of
 /// these rows) x, each row summed as a distributed CSR product sums it
 /// (PETSc's mpiaij: the product of its block of owned columns, then its

@@ -161,8 +161,9 @@ struct Mat_Diag {
      boundary grid line through a diagonal of its own). Listed at a DMDA's
      preallocation and when new diagonals are merged at assembly
      (-mat_diag_list_remote). Operations that read them: MatSetValues,
-     MatGetValues, MatGetRow, the aij copy, the products with a vector (host
-     and device), MatSOR's remote couplings, and the value-wide operations;
+     MatGetValues, MatGetRow, the aij copy, MatMult and MatMultAdd (host and
+     device), MatMultTranspose and MatMultTransposeAdd (host), MatSOR's
+     remote couplings, and the value-wide operations;
      the others first store them as diagonals
      (MatDiagRemoteToDiagonals_Private). remote_any (the same on every
      process, agreed at each final assembly): some process lists entries. */
@@ -197,6 +198,7 @@ struct Mat_Diag {
   Vec                tr_work    = nullptr; /* for MatMultTranspose: contributions per touched column */
   VecScatter         tr_scatter = nullptr;
   std::vector<Index> tr_shift;
+  std::vector<Index> tr_listed;  /* the tr_work position of each listed entry's column (remote.cols' order) */
   PetscBool          ghost_valid = PETSC_FALSE;
   /* MPI products: the diagonals their row passes run over (pass_slots: hm
      indices; pass_offsets, pass_start: the view over them; all empty when

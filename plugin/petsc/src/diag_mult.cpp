@@ -233,6 +233,7 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   }
   for (const Index j : a->listed.cols) need.push_back({j, j + 1});
   for (const Run &r : runs) touched.push_back({r.lo + r.d, r.hi + r.d});
+  for (const Index j : a->remote.cols) touched.push_back({j, j + 1}); /* the transpose adds the listed entries there */
   need    = Merge(need);
   touched = Merge(touched);
   a->ghost.need = need;
@@ -253,6 +254,8 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   PetscCall(MakeWork(A, touched, &base, &a->tr_work, &a->tr_scatter));
   for (const Run &r : runs)
     if (r.lo < r.hi) a->tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
+  a->tr_listed.clear();
+  for (const Index j : a->remote.cols) a->tr_listed.push_back(PositionOf(touched, base, j));
   if (a->split_active) PetscCall(PetscInfo(A, "%" PetscInt_FMT " of %" PetscInt_FMT " diagonals passed over, %" PetscInt_FMT " entries of the others listed\n", (PetscInt)passes.size(), (PetscInt)nslots, (PetscInt)a->listed.size()));
   a->ghost_valid = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -530,7 +533,11 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
 }
 
 /* y = A^T x (+ z): each process adds its rows' contributions into the
-   columns they reach; under MPI those are summed by a reverse scatter. */
+   columns they reach; under MPI those are summed by a reverse scatter. The
+   entries kept in a list (Mat_Diag::remote) add theirs into the same work
+   vector, a(i, j) x_i into column j's place: the storage stays as it is.
+   With listed entries the product runs on the host (the device kernels
+   pass over diagonals only). */
 static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -544,9 +551,8 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatMultTranspose()")); /* transposes pass over diagonals only */
   if (!a->ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
-  if (MatDiagUseDevice_Private(A, x, y, z)) {
+  if (!a->remote_any && MatDiagUseDevice_Private(A, x, y, z)) {
     PetscCall(MatMultTransposeKernel_DiagCUDA(A, x, z, y));
     PetscFunctionReturn(0);
   }
@@ -567,6 +573,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(VecGetArrayWrite(a->tr_work, &ya));
     if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
     else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->tr_shift.data());
+    pdiag::listed_spmv_t_add((Index)a->remote.rows.size(), a->remote.rows.data(), a->remote.ptr.data(), a->tr_listed.data(), a->remote.val.data(), xa, ya);
     PetscCall(VecRestoreArrayWrite(a->tr_work, &ya));
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
@@ -575,7 +582,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(VecScatterEnd(a->tr_scatter, a->tr_work, y, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)(a->nstored() + a->remote.size())));
   PetscFunctionReturn(0);
 }
 
