@@ -566,8 +566,12 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
     /* HDF5 finds the matrix by name; the options prefix and block size are read like A's */
     if (!ierr && ((PetscObject)A)->name) ierr = PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name);
     if (!ierr && ((PetscObject)A)->prefix) ierr = MatSetOptionsPrefix(aij, ((PetscObject)A)->prefix);
+    /* A's block sizes, unless the file's .info sets -matload_block_size: A
+       takes the ones aij's MatLoad settles on (MatLoad_Binary_BlockSizes) */
+    if (!ierr) ierr = MatSetBlockSizes(aij, A->rmap->bs, A->cmap->bs);
     if (!ierr) ierr = MatLoad(aij, viewer);
     if (!ierr && (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0)) ierr = MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N);
+    if (!ierr) ierr = MatSetBlockSizesFromMats(A, aij, aij);
     if (!ierr) ierr = MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A);
     PetscCall(MatDestroy(&aij));
     PetscCall(ierr);
