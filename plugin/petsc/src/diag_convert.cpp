@@ -223,6 +223,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->storage_req   = a->storage_req;
     b->max_diagonals = a->max_diagonals;
     b->zero_sets     = a->zero_sets; /* positions, kept as aij keeps its pattern */
+    b->dropped_rows  = a->dropped_rows;
   });
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);
@@ -263,6 +264,7 @@ PetscErrorCode MatDuplicate_Diag(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(MatDiagCopyStorage(A, *B, op == MAT_COPY_VALUES ? PETSC_TRUE : PETSC_FALSE));
   (*B)->assembled = PETSC_TRUE;
   ((Mat_Diag *)(*B)->data)->view_replaced = ((Mat_Diag *)A->data)->view_replaced; /* MatDuplicate() gives B A's view op */
+  ((Mat_Diag *)(*B)->data)->keep_nonzero_pattern = ((Mat_Diag *)A->data)->keep_nonzero_pattern; /* as aij's duplicate */
   PetscFunctionReturn(0);
 }
 

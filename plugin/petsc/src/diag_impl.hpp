@@ -180,6 +180,11 @@ struct Mat_Diag {
      zeros): aij keeps them, so the aij copy does (diag_companion.cpp).
      Sorted and unique after MatAssemblyEnd. */
   std::vector<std::pair<Index, Index>> zero_sets;
+  /* rows MatZeroRows emptied without MAT_KEEP_NONZERO_PATTERN (global,
+     sorted): a DMDA's stencil no longer makes entries there, as aij's
+     zeroed rows hold only their diagonal (diag_companion.cpp) */
+  std::vector<Index> dropped_rows;
+  PetscBool          keep_nonzero_pattern = PETSC_FALSE; /* MAT_KEEP_NONZERO_PATTERN */
   /* MatSetValues: the diagonal the entry at each position of the previous
      call's columns (modulo kSlotHints) lay on. A stencil's rows come with
      the same offsets at the same positions, in whatever order the program
@@ -527,6 +532,8 @@ PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatView_Diag(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatDiagKeepView_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagDropZeroedRows_Private(Mat, PetscInt, const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatDiagKeepZeroedRows_Private(Mat, PetscInt, const PetscInt[]);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagApplyStorage_Private(Mat);
 
