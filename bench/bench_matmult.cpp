@@ -8,7 +8,7 @@ static const char help[] = "Times assembly and MatMult of a DMDA stencil operato
                            "                      MatSolve after it (diag: with the factor's upload, event MatDiagFactToGPU, which\n"
                            "                      turns PETSc's logging on), MatSolve and PCApply (medians of -ilu_reps, default 5);\n"
                            "                      diag's MatSolve also with the other -mat_diag_factor_tiles (tiled vs level-scheduled passes),\n"
-                           "                      its numeric factorization also with the other -mat_diag_factor_device (device vs host)\n"
+                           "                      its numeric factorization also with the other -mat_diag_device_ilu_numeric (device vs host)\n"
                            "Vectors follow -vec_type (cuda puts x and y on the GPU).\n";
 
 /* Each type assembles the same operator with MatSetValuesStencil (the way a
@@ -105,7 +105,7 @@ struct Result {
      ilu_solve had the tiles) and |its result| */
   double    ilu_solve_other = 0, ilu_norm_other = 0;
   PetscBool ilu_tiles = PETSC_TRUE;
-  /* -ilu: the numeric factorization with -mat_diag_factor_device the other
+  /* -ilu: the numeric factorization with -mat_diag_device_ilu_numeric the other
      way (on the device or the host; ilu_numeric_device: whether ilu_numeric
      was on the device) and |MatSolve's result| with that factor */
   double    ilu_numeric_other = 0, ilu_norm_numeric_other = 0;
@@ -212,7 +212,7 @@ PetscErrorCode MeasureILU(Mat A, Vec x, Vec y, const Options &o, bool diag, Resu
     double unused;
     PetscCall(OtherSetting("-mat_diag_factor_tiles", [&]() { return MatSolve(F, x, y); }, o.ilu_reps, y, &r->ilu_tiles, &r->ilu_solve_other, &r->ilu_norm_other));
     /* the numeric factorization the other way (one timed after one warm-up), then a solve with its factor */
-    PetscCall(OtherSetting("-mat_diag_factor_device", [&]() { return MatLUFactorNumeric(F, A, &info); }, 1, y, &r->ilu_numeric_device, &r->ilu_numeric_other, &unused));
+    PetscCall(OtherSetting("-mat_diag_device_ilu_numeric", [&]() { return MatLUFactorNumeric(F, A, &info); }, 1, y, &r->ilu_numeric_device, &r->ilu_numeric_other, &unused));
     PetscCall(MatSolve(F, x, y));
     PetscCall(VecNorm(y, NORM_2, &r->ilu_norm_numeric_other));
   }
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
   const double ilu_other_agree = o.ilu && diag0 ? PetscAbsReal(res[0].ilu_norm_other - res[0].ilu_norm) / res[0].ilu_norm : 0.0;
   const double ilu_numeric_agree = o.ilu && diag0 ? PetscAbsReal(res[0].ilu_norm_numeric_other - res[0].ilu_norm) / res[0].ilu_norm : 0.0;
   if (o.ilu && diag0)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s numeric factorization: device %9.4f s   host %9.4f s   (-mat_diag_factor_device; host vectors: host both times; |x| agree to %.1e)\n", o.types[0],
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  ILU(0) %-12s numeric factorization: device %9.4f s   host %9.4f s   (-mat_diag_device_ilu_numeric; host vectors: host both times; |x| agree to %.1e)\n", o.types[0],
                           res[0].ilu_numeric_device ? res[0].ilu_numeric : res[0].ilu_numeric_other, res[0].ilu_numeric_device ? res[0].ilu_numeric_other : res[0].ilu_numeric, ilu_numeric_agree));
   if (o.ilu) {
     if (diag0)
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
   PetscCheck(agree < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different products (%.3e)", agree);
   PetscCheck(ilu_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different ILU(0) solves (%.3e)", ilu_agree);
   PetscCheck(ilu_other_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_factor_tiles 0 and 1 give different ILU(0) solves (%.3e)", ilu_other_agree);
-  PetscCheck(ilu_numeric_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_factor_device 0 and 1 give different ILU(0) factors (%.3e)", ilu_numeric_agree);
+  PetscCheck(ilu_numeric_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_device_ilu_numeric 0 and 1 give different ILU(0) factors (%.3e)", ilu_numeric_agree);
   PetscCheck(sor_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the two types give different SOR sweeps (%.3e)", sor_agree);
   PetscCheck(sor_other_agree < 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-mat_diag_cuda_graphs 0 and 1 give different SOR sweeps (%.3e)", sor_other_agree);
   PetscCall(VecDestroy(&x));

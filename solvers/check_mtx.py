@@ -2,9 +2,10 @@
 """Checks solvers/mtx and solvers/gen_matrices (ctest: solvers.mtx.*).
 
   suitesparse  every .mtx of --suitesparse: converts with MatMult equal to
-               aij's (mtx -check, 1e-12) or is refused for poor fill; the
-               structure agrees with INDEX.tsv; complex files give a clear
-               error. Exit 77 (skipped) when the folder is missing.
+               aij's (mtx -check, 1e-12), reporting the stored entries and
+               fill of its structure report, or is refused for poor fill;
+               the structure agrees with INDEX.tsv; complex files give a
+               clear error. Exit 77 (skipped) when the folder is missing.
   broken       deliberately broken files, made here in --work: each refused
                with exit code 1 and a message naming the problem and the line.
   loader       small files whose expansion is known (symmetric, skew-symmetric,
@@ -91,6 +92,11 @@ def check_suitesparse():
         if conv:
             converted += 1
             record(bool(chk), f"{stem}: converted, MatMult and MatMultTranspose equal to aij (1e-12)", out)
+            # what the conversion reports is what the structure report gave for its scheme
+            got = re.search(r"^conversion: converted .*storage (HM|CDM), .*stored (\d+) entries, fill (\S+)$", out, re.M)
+            want = got and re.search(rf"^  {got.group(1)}\s*: stored\s+(\d+) entries, fill (\S+),", out, re.M)
+            record(bool(want) and got.group(2, 3) == want.group(1, 2), f"{stem}: the conversion reports the stored entries and fill of its scheme",
+                   f"conversion {got.group(2, 3) if got else '?'}, structure {want.group(1, 2) if want else '?'}")
         else:
             refused += 1
             record(bool(poor) and float(poor.group(1)) < 0.3, f"{stem}: refused with a reason (fill {poor.group(1) if poor else '?'} < 0.3)", out)

@@ -1216,7 +1216,9 @@ PetscErrorCode Run(int *code)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "conversion: converted to diag%s in %.3f ms: storage %s, ", poor ? " (-force)" : "", 1e3 * (double)(c1 - c0), st == MAT_DIAG_STORAGE_CDM ? "CDM" : "HM"));
       if (size > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "diagonals per process <= %d (sum %d), ", (int)ndmax, (int)ndsum));
       else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d diagonals, ", (int)nd));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stored %.0f entries, fill %.4f\n", info.nz_used, info.nz_used > 0 ? (double)S.nnz / info.nz_used : 1.0));
+      /* nz_allocated: the entries diag stores (diagonals and listed
+         entries); nz_used counts those an aij matrix would hold */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stored %.0f entries, fill %.4f\n", info.nz_allocated, info.nz_allocated > 0 ? (double)S.nnz / info.nz_allocated : 1.0));
     }
   }
 

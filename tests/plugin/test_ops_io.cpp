@@ -14,6 +14,18 @@ using namespace ops_testing;
 
 namespace {
 
+/* M's row and column block sizes are R's. */
+PetscErrorCode CheckBlockSizes(Mat M, Mat R, const std::string &cs, const std::string &what)
+{
+  PetscInt mr, mc, rr, rc;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetBlockSizes(M, &mr, &mc));
+  PetscCall(MatGetBlockSizes(R, &rr, &rc));
+  PetscCall(Record(mr == rr && mc == rc, cs, what, Fmt("diag %d x %d, aij %d x %d", (int)mr, (int)mc, (int)rr, (int)rc)));
+  PetscFunctionReturn(0);
+}
+
 bool FileContains(const std::string &path, const std::string &text)
 {
   std::ifstream     f(path);
@@ -51,6 +63,7 @@ PetscErrorCode TestViewLoad(const Case &c)
   PetscCall(MatLoad(L1, v));
   PetscCall(PetscViewerDestroy(&v));
   PetscCall(CheckSame(L1, L2, c.name, "MatView binary + MatLoad into diag"));
+  PetscCall(CheckBlockSizes(L1, L2, c.name, "MatLoad into diag reads the block size of the .info file as aij does"));
   {
     const char *name = NULL, *prefix = NULL;
     PetscCall(PetscObjectGetName((PetscObject)L1, &name));
@@ -92,6 +105,7 @@ PetscErrorCode TestViewLoad(const Case &c)
     PetscCall(PetscViewerDestroy(&v));
     PetscCall(CheckSame(L5, A, c.name, "MatLoad into the DMDA's aij matrix (reference)", false));
     PetscCall(CheckSame(L4, A, c.name, "MatLoad into the DMDA's diag matrix"));
+    PetscCall(CheckBlockSizes(L4, L5, c.name, "MatLoad into the DMDA's diag matrix keeps the block size as aij does"));
     {
       DM d4, d5;
       PetscCall(MatGetDM(L4, &d4));
@@ -137,8 +151,9 @@ PetscErrorCode TestViewLoad(const Case &c)
   PetscCall(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_view"));
-  /* DMDA matrices in parallel are viewed by the DMDA (no type lines for ascii info) */
-  const std::string want = c.dmda && g_size > 1 ? "Mat Object" : "diag storage";
+  /* also a DMDA's matrix in parallel, whose ops table holds the DMDA's view
+     (the natural ordering; it prints nothing for ascii info) */
+  const std::string want = "diag storage";
   int               ok   = 1;
   if (!g_rank) ok = FileContains(fi, want) && FileContains(fo, want);
   PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, PETSC_COMM_WORLD));
@@ -154,6 +169,66 @@ PetscErrorCode TestViewLoad(const Case &c)
    matrices diag makes for itself (the aij copy a MatConvert takes, the
    diagonal block bjacobi takes on several processes) are not viewed. The
    MatView event counts the views, for aij and diag alike. */
+/* MatLoad takes the block size of the file's .info (-matload_block_size,
+   which MatView of a matrix with block size 3 writes) into diag as into
+   aij, with and without sizes set; a block size set before MatLoad stays
+   when the file gives none. */
+PetscErrorCode TestLoadBlockSize()
+{
+  const PetscInt    bs = 3, nb = 7;
+  const std::string f  = Fmt("ops_io_np%d_bs.dat", g_size), fn = Fmt("ops_io_np%d_bs1.dat", g_size);
+  Mat               A;
+  PetscViewer       v;
+  PetscInt          rstart, rend;
+
+  PetscFunctionBeginUser;
+  const PetscInt    mloc = bs * (nb / g_size + (g_rank < nb % g_size ? 1 : 0)); /* whole blocks on each process */
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, mloc, mloc, bs * nb, bs * nb));
+  PetscCall(MatSetBlockSize(A, bs));
+  PetscCall(MatSetType(A, MATAIJ));
+  PetscCall(MatSetUp(A));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++)
+    for (PetscInt j = PetscMax(0, i - bs); j <= PetscMin(bs * nb - 1, i + bs); j++) PetscCall(MatSetValue(A, i, j, i == j ? 4.0 : -1.0 / (1 + i + j), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, f.c_str(), FILE_MODE_WRITE, &v));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, fn.c_str(), FILE_MODE_WRITE, &v));
+  PetscCall(PetscViewerBinarySkipInfo(v)); /* no .info: no block size in the file */
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerDestroy(&v));
+  for (int sized = 0; sized < 2; sized++)
+    for (int preset = 0; preset < 2; preset++) {
+      Mat         L[2];
+      PetscInt    got[2][2];
+      const char *file = preset ? fn.c_str() : f.c_str(); /* a block size set before: from a file without one */
+      for (int t = 0; t < 2; t++) {
+        PetscCall(MatCreate(PETSC_COMM_WORLD, &L[t]));
+        if (sized) PetscCall(MatSetSizes(L[t], rend - rstart, rend - rstart, bs * nb, bs * nb));
+        if (preset) PetscCall(MatSetBlockSize(L[t], bs));
+        PetscCall(MatSetType(L[t], t ? MATDIAG : MATAIJ));
+        /* opening the file puts its .info's options in the database: only this file's */
+        PetscCall(PetscOptionsClearValue(NULL, "-matload_block_size"));
+        PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_READ, &v));
+        PetscCall(MatLoad(L[t], v));
+        PetscCall(PetscViewerDestroy(&v));
+        PetscCall(PetscOptionsClearValue(NULL, "-matload_block_size"));
+        PetscCall(MatGetBlockSizes(L[t], &got[t][0], &got[t][1]));
+      }
+      PetscCall(Record(got[0][0] == bs && got[0][1] == bs, "load block size", Fmt("aij reads block size %d (reference, %s, %s)", (int)bs, sized ? "sizes set" : "no sizes", preset ? "set before" : "from .info"), Fmt("%d x %d", (int)got[0][0], (int)got[0][1])));
+      PetscCall(Record(got[1][0] == got[0][0] && got[1][1] == got[0][1], "load block size", Fmt("diag gets aij's block size (%s, %s)", sized ? "sizes set" : "no sizes", preset ? "set before" : "from .info"), Fmt("diag %d x %d, aij %d x %d", (int)got[1][0], (int)got[1][1], (int)got[0][0], (int)got[0][1])));
+      PetscCall(CheckSame(L[1], L[0], "load block size", "the loaded values"));
+      for (Mat &M : L) PetscCall(MatDestroy(&M));
+    }
+  if (!g_rank)
+    for (const std::string &x : {f, f + ".info", fn}) std::remove(x.c_str());
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TestInternalViews()
 {
   const PetscInt     n = 24;
@@ -203,6 +278,7 @@ int main(int argc, char **argv)
                 {"view/load", TestViewLoad}
               },
               {
-                {"internal views", TestInternalViews}
+                {"internal views", TestInternalViews},
+                {"load block size", TestLoadBlockSize}
               });
 }

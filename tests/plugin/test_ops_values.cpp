@@ -127,6 +127,37 @@ PetscErrorCode ZeroDiagonalEntries(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* D reports aij's pattern: MatGetInfo's nz_used, the columns of every
+   owned row (MatGetRow), and the entries of its conversion to aij. */
+PetscErrorCode CheckPattern(Mat D, Mat A, const std::string &cs, const std::string &what)
+{
+  MatInfo  id, ia, ic;
+  Mat      C;
+  PetscInt r0, r1, bad = -1;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetInfo(D, MAT_GLOBAL_SUM, &id));
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &ia));
+  PetscCall(MatConvert(D, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatGetInfo(C, MAT_GLOBAL_SUM, &ic));
+  PetscCall(MatDestroy(&C));
+  PetscCall(Record(id.nz_used == ia.nz_used && ic.nz_used == ia.nz_used, cs, what + ": aij's entries (MatGetInfo, MatConvert)", Fmt("diag %.0f, its aij conversion %.0f, aij %.0f", id.nz_used, ic.nz_used, ia.nz_used)));
+  PetscCall(MatGetOwnershipRange(A, &r0, &r1));
+  for (PetscInt i = r0; i < r1 && bad < 0; i++) {
+    PetscInt              nd, na;
+    const PetscInt       *cd, *ca;
+    std::vector<PetscInt> cols;
+    PetscCall(MatGetRow(A, i, &na, &ca, NULL));
+    cols.assign(ca, ca + na);
+    PetscCall(MatRestoreRow(A, i, &na, &ca, NULL));
+    PetscCall(MatGetRow(D, i, &nd, &cd, NULL));
+    if (nd != (PetscInt)cols.size() || !std::equal(cols.begin(), cols.end(), cd)) bad = i;
+    PetscCall(MatRestoreRow(D, i, &nd, &cd, NULL));
+  }
+  PetscCall(Record(bad < 0, cs, what + ": MatGetRow gives aij's columns", Fmt("first row that differs %d", (int)bad)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TestZero(const Case &c)
 {
   Mat D, A;
@@ -157,8 +188,21 @@ PetscErrorCode TestZero(const Case &c)
     std::string what = diag == 0.0 ? "MatZeroRows diag 0" : "MatZeroRows diag 2.5";
     PetscCall(CheckSame(D, A, c.name, what));
     if (withxb) PetscCall(CheckVec(b1, b2, c.name, what + " b"));
+    /* aij drops the rows' other entries (diag 0: the whole row; diag keeps
+       a square matrix's main diagonal entry, a stored zero). Not where
+       the reference got explicit zeros on the diagonal above. */
+    if (diag != 0.0 && c.has_main) PetscCall(CheckPattern(D, A, c.name, what));
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&A));
+    /* MAT_KEEP_NONZERO_PATTERN: the rows keep their entries, as zeros */
+    PetscCall(c.build(1, &D, &A));
+    if (!c.has_main) PetscCall(ZeroDiagonalEntries(A));
+    for (Mat M : {D, A}) {
+      PetscCall(MatSetOption(M, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+      PetscCall(MatZeroRows(M, (PetscInt)rows.size(), rows.data(), diag, NULL, NULL));
+    }
+    PetscCall(CheckSame(D, A, c.name, what + " keeping the pattern"));
+    if (c.has_main) PetscCall(CheckPattern(D, A, c.name, what + " keeping the pattern"));
     if (c.square()) {
       PetscCall(c.build(1, &D, &A));
       PetscCall(FillVec(b1, 33));

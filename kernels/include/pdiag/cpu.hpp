@@ -11,6 +11,8 @@
 
 #include "pdiag/format.hpp"
 
+#include <algorithm>
+
 namespace pdiag {
 
 namespace detail {
@@ -35,7 +37,9 @@ struct DiagonalConstant {
 };
 
 /// y[j] += sum_g a_g[j] x_g[j], j in [0, n), for up to four diagonals at
-/// once: the chunk of y is loaded and stored once per four diagonals.
+/// once: the chunk of y is loaded and stored once per four diagonals. The
+/// terms are added to y[j] one at a time, in the order the diagonals were
+/// added: a CSR product's order of additions when the offsets ascend.
 template <class T, class Coef = DiagonalValues<T>>
 class DiagonalGroup {
  public:
@@ -52,13 +56,13 @@ class DiagonalGroup {
     const T *__restrict x0 = x_[0], *__restrict x1 = x_[1], *__restrict x2 = x_[2], *__restrict x3 = x_[3];
     switch (g_) {
       case 4:
-        for (Index j = 0; j < n; ++j) y[j] += (a0[j] * x0[j] + a1[j] * x1[j]) + (a2[j] * x2[j] + a3[j] * x3[j]);
+        for (Index j = 0; j < n; ++j) y[j] = (((y[j] + a0[j] * x0[j]) + a1[j] * x1[j]) + a2[j] * x2[j]) + a3[j] * x3[j];
         break;
       case 3:
-        for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j] + a1[j] * x1[j] + a2[j] * x2[j];
+        for (Index j = 0; j < n; ++j) y[j] = ((y[j] + a0[j] * x0[j]) + a1[j] * x1[j]) + a2[j] * x2[j];
         break;
       case 2:
-        for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j] + a1[j] * x1[j];
+        for (Index j = 0; j < n; ++j) y[j] = (y[j] + a0[j] * x0[j]) + a1[j] * x1[j];
         break;
       case 1:
         for (Index j = 0; j < n; ++j) y[j] += a0[j] * x0[j];
@@ -104,7 +108,10 @@ void hm_spmv_rows(const HmView<const nodeduce_t<T>>& A, const T* x, const Index*
   for (Index il = c0; il < c1; ++il) out[il - c0] = z ? z[il] : T(0);
   // Diagonals covering the whole chunk are applied four at a time (one
   // pass over the chunk per four diagonals); the others, near the block's
-  // edges, one at a time over the rows they cover.
+  // edges, one at a time over the rows they cover, after the group before
+  // them: every row adds its terms by ascending offset, as a CSR product
+  // adds a row's entries by ascending column (the same sums, bit for bit:
+  // a stored zero adds nothing).
   DiagonalGroup<T> group(out, c1 - c0);
   for (Index k = 0; k < A.ndiag; ++k) {
     const Index d = A.offsets[k];
@@ -113,8 +120,10 @@ void hm_spmv_rows(const HmView<const nodeduce_t<T>>& A, const T* x, const Index*
     const Index xa = s[k];
     if (b == c0 && e == c1)
       group.add(A.val + va + c0, x + xa + c0);
-    else
+    else {
+      group.flush();
       for (Index il = b; il < e; ++il) out[il - c0] += A.val[va + il] * x[xa + il];
+    }
   }
   group.flush();
 }
@@ -296,15 +305,16 @@ void cdm_diagonal_scale(const CdmView<T>& A, const nodeduce_t<T>* l, const noded
 /// y[rows[q]] += sign * sum over e in [ptr[q], ptr[q + 1]) of val[pos[e]] *
 /// w[cols[e]]: entries listed by row (pdiag::ListedEntries) and read through
 /// their positions in a value array, for the couplings that a distributed
-/// block's diagonal passes leave out (pdiag/distributed.hpp). Each row's sum
-/// is formed first, then added.
+/// block's diagonal passes leave out (pdiag/distributed.hpp). The entries
+/// are added to y[rows[q]] one by one, in their order (ascending columns),
+/// as a CSR product adds a row's entries.
 template <class T>
 void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Index* pos, const Index* cols,
                      const nodeduce_t<T>* val, const T* w, T* y, nodeduce_t<T> sign = T(1)) {
   for (Index q = 0; q < nrows; ++q) {
-    T sum = T(0);
-    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += val[pos[e]] * w[cols[e]];
-    y[rows[q]] += sign * sum;
+    T sum = y[rows[q]];
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += sign * (val[pos[e]] * w[cols[e]]);
+    y[rows[q]] = sum;
   }
 }
 
@@ -316,9 +326,63 @@ template <class T>
 void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Index* pos, const Index* cols,
                      const nodeduce_t<T>* val, Index nbase, const nodeduce_t<T>* tail, const T* w, T* y, nodeduce_t<T> sign = T(1)) {
   for (Index q = 0; q < nrows; ++q) {
-    T sum = T(0);
-    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += (pos[e] < nbase ? val[pos[e]] : tail[pos[e] - nbase]) * w[cols[e]];
-    y[rows[q]] += sign * sum;
+    T sum = y[rows[q]];
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) sum += sign * ((pos[e] < nbase ? val[pos[e]] : tail[pos[e] - nbase]) * w[cols[e]]);
+    y[rows[q]] = sum;
+  }
+}
+
+/// w[cols[e]] += val[e] x[rows[q]] for the entries e in [ptr[q], ptr[q + 1])
+/// of each listed row q (pdiag::RemoteEntries' arrays, cols mapped to
+/// positions of w): the transpose of entries kept in a list, added into the
+/// work vector of a distributed block's transpose product.
+template <class T>
+void listed_spmv_t_add(Index nrows, const Index* rows, const Index* ptr, const Index* cols, const nodeduce_t<T>* val, const T* x, T* w) {
+  for (Index q = 0; q < nrows; ++q)
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) w[cols[e]] += val[e] * x[rows[q]];
+}
+
+/// Rows [row_lo, row_hi) of y = (z ? z : 0) + A x + (the listed entries of
+/// these rows) x, each row summed as a distributed CSR product sums it
+/// (PETSc's mpiaij: the product of its block of owned columns, then its
+/// off-process block's added): the entries in owned columns first, then
+/// the others, each part by ascending column, one addition at a time; so
+/// the sums are an aij matrix's bit for bit. w holds every column the rows
+/// reach (diagonal k's entry of row il at w[il + s[k]]) at positions
+/// ascending with the columns, the owned columns at [p0, p1). The listed
+/// entries are pdiag::ListedEntries' arrays (nlisted rows, cols are
+/// positions of w; values as in listed_spmv_add: pos below nbase in val,
+/// the others at pos - nbase in tail); only rows in [row_lo, row_hi) are
+/// read. Row by row: for the rows next to other processes, few of a block's
+/// rows. y may alias z.
+template <class T>
+void hm_spmv_rows_owned_first(const HmView<const nodeduce_t<T>>& A, const T* w, const Index* s, Index p0, Index p1, Index row_lo, Index row_hi,
+                              const nodeduce_t<T>* z, T* y, Index nlisted, const Index* lrows, const Index* lptr, const Index* lpos,
+                              const Index* lcols, const nodeduce_t<T>* val, Index nbase, const nodeduce_t<T>* tail) {
+  const Layout& L = A.layout;
+  const auto value = [&](Index pos) { return pos < nbase ? val[pos] : tail[pos - nbase]; };
+  Index q = static_cast<Index>(std::lower_bound(lrows, lrows + nlisted, row_lo) - lrows);
+  for (Index il = row_lo; il < row_hi; ++il) {
+    while (q < nlisted && lrows[q] < il) ++q;
+    const bool has_listed = q < nlisted && lrows[q] == il;
+    const Index e0 = has_listed ? lptr[q] : 0, e1 = has_listed ? lptr[q + 1] : 0;
+    T sum = z ? z[il] : T(0);
+    for (const bool owned : {true, false}) {
+      const auto mine = [&](Index p) { return (p >= p0 && p < p1) == owned; };
+      Index e = e0;
+      for (Index k = 0; k < A.ndiag; ++k) {
+        const Index d = A.offsets[k], b = L.lo(d) - L.row_begin;
+        if (il < b || il >= L.hi(d) - L.row_begin) continue;
+        const Index p = il + s[k];
+        if (!mine(p)) continue;
+        for (; e < e1 && lcols[e] < p; ++e)
+          if (mine(lcols[e])) sum += value(lpos[e]) * w[lcols[e]];
+        sum += A.val[A.start[k] - b + il] * w[p];
+      }
+      for (; e < e1; ++e)
+        if (mine(lcols[e])) sum += value(lpos[e]) * w[lcols[e]];
+    }
+    y[il] = sum;
   }
 }
 

@@ -18,6 +18,16 @@
 
    Loading into an unmodified PETSc program: -dll_append /path/libpetscdiag.so -mat_type diag
 
+   Notes:
+   The entries the matrix reports (`MatGetRow()`, `MatGetInfo()`'s nz_used, `MatConvert()` to
+   aij, `MatView()`, the patterns of orderings and factorizations) are those an aij matrix of
+   the same operator holds, not every stored zero; nz_allocated counts the stored entries.
+   `MatZeroRows()` leaves each zeroed row with its diagonal entry only and increases the
+   nonzero state, as aij does: the zeros stay stored (a diagonal is stored whole), but are no
+   longer entries; with `MAT_KEEP_NONZERO_PATTERN` set the rows keep their entries, as zeros.
+   Unlike aij, a square matrix's main diagonal stays an entry (a zero) also when
+   `MatZeroRows()` is given diag = 0.
+
    Level: beginner
 
 .seealso: `MatCreateDiag()`, `MatDiagSetPreallocation()`, `MatDiagSetStorage()`

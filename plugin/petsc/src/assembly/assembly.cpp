@@ -406,6 +406,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1 && !A->nooffprocentries) PetscCall(MatDiagExchangeStash(A));
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
+  PetscCall(MatDiagKeepView_Private(A)); /* -mat_view ::ascii_info reaches diag's view (a DMDA's matrix in parallel) */
   PetscCall(MatDiagMergeStaged(A));
   PetscCallCXX({
     std::sort(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end());

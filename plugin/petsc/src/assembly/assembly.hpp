@@ -51,6 +51,7 @@ struct DiagAssembly {
      MAT_NEW_NONZERO_LOCATION_ERR (an error) */
   PetscBool new_diagonals_ignored = PETSC_FALSE;
   PetscBool new_diagonals_error   = PETSC_FALSE;
+  PetscBool keep_nonzero_pattern  = PETSC_FALSE; /* MAT_KEEP_NONZERO_PATTERN (MatZeroRows) */
 
   /* COO assembly: owned entry e adds into values()[coo_slot[e]] (-1: not
      owned or ignored); entries of other processes' rows go through the stash */

@@ -18,7 +18,9 @@
    every entry of the aij matrix this one was converted from (MatConvert,
    MatLoad, submatrices: explicit zeros included), and every entry an
    earlier copy of the same structure held (an entry that became zero
-   stays, as in aij). Stored zeros beyond that (a diagonal
+   stays, as in aij), but not the stencil's couplings in a row that
+   MatZeroRows emptied (Mat_Diag::dropped_rows: aij's zeroed row holds its
+   diagonal only, unless MAT_KEEP_NONZERO_PATTERN is set). Stored zeros beyond that (a diagonal
    running past the end of a grid line, the zeros a matrix PETSc built with
    this type, e.g. a multigrid prolongator, carries along its diagonals) are
    not entries: an ordering, an overlap, a coloring or a product that saw
@@ -47,6 +49,7 @@ struct AijEntries {
   const std::vector<Index>        *prev_rowptr = nullptr, *prev_colidx = nullptr;
   bool                             prev_has_stencil = false; /* the previous pattern keeps the stencil's stored couplings */
   const std::vector<std::pair<Index, Index>> *zero_sets = nullptr; /* set positions holding zeros */
+  const std::vector<Index>        *dropped = nullptr;   /* rows without the stencil's couplings (Mat_Diag::dropped_rows) */
   Index                            r0 = 0;
 
   /* A row-by-row walk asks about each row once per stored diagonal
@@ -78,9 +81,20 @@ struct AijEntries {
      coupling: the stencil is then not asked again (its couplings cost a
      pass over the stencil per row, at every refresh of the copy). */
   bool AsksStencil() const { return stencil && !(prev_rowptr && prev_has_stencil); }
+  mutable Index dropped_row = -1;
+  mutable bool  dropped_hit = false;
+  bool          AsksStencil(Index i) const
+  {
+    if (!AsksStencil()) return false;
+    if (dropped && i != dropped_row) {
+      dropped_row = i;
+      dropped_hit = std::binary_search(dropped->begin(), dropped->end(), i);
+    }
+    return !(dropped && dropped_hit);
+  }
   bool KeepsZero(Index i, Index j) const
   {
-    if (AsksStencil() && stencil->contains(i, j)) return true;
+    if (AsksStencil(i) && stencil->contains(i, j)) return true;
     if (zero_sets && std::binary_search(zero_sets->begin(), zero_sets->end(), std::make_pair(i, j))) return true;
     if (!prev_rowptr) return false;
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
@@ -90,7 +104,7 @@ struct AijEntries {
   void ListZerosKept(Index i) const
   {
     row_zero_cols.clear();
-    if (AsksStencil()) row_zero_cols = stencil->couplings(i);
+    if (AsksStencil(i)) row_zero_cols = stencil->couplings(i);
     if (zero_sets) {
       const auto lo = std::lower_bound(zero_sets->begin(), zero_sets->end(), std::make_pair(i, std::numeric_limits<Index>::min()));
       for (auto it = lo; it != zero_sets->end() && it->first == i; ++it) row_zero_cols.push_back(it->second);
@@ -112,6 +126,7 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   rule->square = A->rmap->N == A->cmap->N;
   rule->r0     = A->rmap->rstart;
   if (!a->assembly.zero_sets.empty()) rule->zero_sets = &a->assembly.zero_sets;
+  if (!a->aij.dropped_rows.empty()) rule->dropped = &a->aij.dropped_rows;
   if (sticky && a->aij.pattern_nzstate == A->nonzerostate) {
     rule->prev_rowptr      = &a->aij.rowptr;
     rule->prev_has_stencil = a->aij.pattern_has_stencil;
@@ -536,6 +551,7 @@ PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows,
   DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij.rowptr, a->aij.colidx));
   a->aij.pattern_nzstate     = A->nonzerostate;
   a->aij.pattern_has_stencil = PETSC_FALSE;
+  a->aij.dropped_rows.clear(); /* the source's pattern holds its zeroed rows as they are */
   PetscFunctionReturn(0);
 }
 
@@ -550,6 +566,62 @@ PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat A, PetscInt m, const PetscInt
   PetscCallCXX(a->aij.colidx.assign(ja, ja + ia[m]));
   a->aij.pattern_nzstate     = A->nonzerostate;
   a->aij.pattern_has_stencil = PETSC_FALSE;
+  a->aij.dropped_rows.clear();
+  PetscFunctionReturn(0);
+}
+
+/* After MatZeroRows of `rows` (global, any process's; collective) without
+   MAT_KEEP_NONZERO_PATTERN: what the matrix reports (MatGetRow, MatGetInfo's
+   nz_used, the aij copy, MatConvert to aij, MatView) follows aij, whose
+   zeroed rows hold only their diagonal entry: the rows no longer take the
+   stencil's couplings or an earlier aij pattern's zeros as entries (the
+   stored zeros stay: diagonals hold whole runs of rows), the zeros set in
+   them before are forgotten, and the nonzero state increases, as aij's. A
+   square matrix's main diagonal stays an entry (also for diag 0, where
+   aij's row is left empty). Later values in the rows are entries as
+   anywhere. */
+PetscErrorCode MatDiagDropZeroedRows_Private(Mat A, PetscInt n, const PetscInt rows[])
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  PetscInt  nloc, *lrows;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL)); /* collective */
+  PetscCallCXX({
+    for (PetscInt q = 0; q < nloc; q++) a->aij.dropped_rows.push_back((Index)(A->rmap->rstart + lrows[q]));
+    std::sort(a->aij.dropped_rows.begin(), a->aij.dropped_rows.end());
+    a->aij.dropped_rows.erase(std::unique(a->aij.dropped_rows.begin(), a->aij.dropped_rows.end()), a->aij.dropped_rows.end());
+    const std::vector<Index> &d = a->aij.dropped_rows;
+    a->assembly.zero_sets.erase(std::remove_if(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end(), [&d](const std::pair<Index, Index> &p) { return std::binary_search(d.begin(), d.end(), p.first); }), a->assembly.zero_sets.end());
+  });
+  PetscCall(PetscFree(lrows));
+  A->nonzerostate++; /* on every process, as mpiaij's sum of its blocks' states */
+  PetscFunctionReturn(0);
+}
+
+/* Before MatZeroRows of `rows` (collective) with MAT_KEEP_NONZERO_PATTERN:
+   the rows' entries (as MatGetRow gives them) stay entries once they hold
+   zeros, as aij keeps the rows' pattern: recorded as set positions. */
+PetscErrorCode MatDiagKeepZeroedRows_Private(Mat A, PetscInt n, const PetscInt rows[])
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  PetscInt  nloc, *lrows;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutMapLocal(A->rmap, n, rows, &nloc, &lrows, NULL)); /* collective */
+  PetscCall(MatDiagDeviceTry(sync_host, A));
+  for (PetscInt q = 0; q < nloc; q++) {
+    const Index              i = (Index)(A->rmap->rstart + lrows[q]);
+    std::vector<Index>       cols;
+    std::vector<PetscScalar> vals;
+    PetscCall(MatDiagAijRow_Private(A, (PetscInt)i, &cols, &vals));
+    PetscCallCXX(for (const Index j : cols) a->assembly.zero_sets.emplace_back(i, j));
+  }
+  PetscCall(PetscFree(lrows));
+  PetscCallCXX({
+    std::sort(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end());
+    a->assembly.zero_sets.erase(std::unique(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end()), a->assembly.zero_sets.end());
+  });
   PetscFunctionReturn(0);
 }
 

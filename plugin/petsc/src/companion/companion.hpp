@@ -35,6 +35,10 @@ struct DiagAijCopy {
   Index            count         = 0;
   PetscObjectState count_state   = -1;
   PetscObjectState count_nzstate = -1;
+  /* rows MatZeroRows emptied without MAT_KEEP_NONZERO_PATTERN (global,
+     sorted): a DMDA's stencil no longer makes entries there, as aij's
+     zeroed rows hold only their diagonal (companion/companion.cpp) */
+  std::vector<Index> dropped_rows;
 };
 
 /* companion/companion.cpp */
@@ -44,6 +48,8 @@ PETSC_INTERN PetscErrorCode MatDiagAijEntriesMask_Private(Mat, const Hm &, std::
 PETSC_INTERN PetscErrorCode MatDiagAijEntryCount_Private(Mat, Index *);
 PETSC_INTERN PetscErrorCode MatDiagSetAijPattern_Private(Mat, Index, const Index *, const Index *);
 PETSC_INTERN PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat, PetscInt, const PetscInt *, const PetscInt *);
+PETSC_INTERN PetscErrorCode MatDiagDropZeroedRows_Private(Mat, PetscInt, const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatDiagKeepZeroedRows_Private(Mat, PetscInt, const PetscInt[]);
 PETSC_INTERN PetscErrorCode MatDiagAijRow_Private(Mat, PetscInt, std::vector<Index> *, std::vector<PetscScalar> *);
 PETSC_INTERN PetscErrorCode MatDiagBuildAIJ_Private(Mat, MatType, Mat *);
 PETSC_INTERN PetscErrorCode MatDiagSyncProperties_Private(Mat, Mat);

@@ -223,6 +223,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->opt.storage_req   = a->opt.storage_req;
     b->opt.max_diagonals = a->opt.max_diagonals;
     b->assembly.zero_sets     = a->assembly.zero_sets; /* positions, kept as aij keeps its pattern */
+    b->aij.dropped_rows  = a->aij.dropped_rows;
   });
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);
@@ -262,6 +263,8 @@ PetscErrorCode MatDuplicate_Diag(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(MatSetType(*B, ((PetscObject)A)->type_name));
   PetscCall(MatDiagCopyStorage(A, *B, op == MAT_COPY_VALUES ? PETSC_TRUE : PETSC_FALSE));
   (*B)->assembled = PETSC_TRUE;
+  ((Mat_Diag *)(*B)->data)->view_replaced = ((Mat_Diag *)A->data)->view_replaced; /* MatDuplicate() gives B A's view op */
+  ((Mat_Diag *)(*B)->data)->assembly.keep_nonzero_pattern = ((Mat_Diag *)A->data)->assembly.keep_nonzero_pattern; /* as aij's duplicate */
   PetscFunctionReturn(0);
 }
 
@@ -387,6 +390,10 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
   PetscBool string;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
   if (string) PetscFunctionReturn(0); /* MatView() wrote the type; aij's view adds nothing to a string viewer (ts ex3 -test_string_viewer) */
+  if (a->view_replaced) { /* a DMDA's: in the natural ordering, through MatCreateSubMatrix */
+    PetscCall((*a->view_replaced)(A, viewer));
+    PetscFunctionReturn(0);
+  }
   Mat aij;
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &aij));
   PetscCall(PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name));
@@ -395,6 +402,27 @@ PETSC_INTERN PetscErrorCode MatView_Diag(Mat A, PetscViewer viewer)
   if (ascii) PetscCall((*aij->ops->view)(aij, viewer));
   else PetscCall(MatView(aij, viewer));
   PetscCall(MatDestroy(&aij));
+  PetscFunctionReturn(0);
+}
+
+/* DMCreateMatrix of a DMDA on more than one process puts the DMDA's view
+   (the natural ordering) in the matrix's ops table after its preallocating
+   assembly. That view prints nothing for the ascii info formats (MatView()
+   printed aij's info lines already), so -mat_view ::ascii_info at the
+   program's assemblies lost diag's storage report on more than one
+   process. At each final assembly the diag view goes back in the table
+   and keeps the other one, which MatView_Diag calls for every format but
+   ascii info. */
+PetscErrorCode MatDiagKeepView_Private(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+  PetscErrorCode (*const own)(Mat, PetscViewer) = MATDIAG_HOST_OP(MatView_Diag);
+
+  PetscFunctionBegin;
+  if (A->ops->view && A->ops->view != own) {
+    a->view_replaced = A->ops->view;
+    A->ops->view     = own;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -540,8 +568,12 @@ PetscErrorCode MatLoad_Diag(Mat A, PetscViewer viewer)
     /* HDF5 finds the matrix by name; the options prefix and block size are read like A's */
     if (!ierr && ((PetscObject)A)->name) ierr = PetscObjectSetName((PetscObject)aij, ((PetscObject)A)->name);
     if (!ierr && ((PetscObject)A)->prefix) ierr = MatSetOptionsPrefix(aij, ((PetscObject)A)->prefix);
+    /* A's block sizes, unless the file's .info sets -matload_block_size: A
+       takes the ones aij's MatLoad settles on (MatLoad_Binary_BlockSizes) */
+    if (!ierr) ierr = MatSetBlockSizes(aij, A->rmap->bs, A->cmap->bs);
     if (!ierr) ierr = MatLoad(aij, viewer);
     if (!ierr && (A->rmap->n < 0 || A->rmap->N < 0 || A->cmap->n < 0 || A->cmap->N < 0)) ierr = MatSetSizes(A, aij->rmap->n, aij->cmap->n, aij->rmap->N, aij->cmap->N);
+    if (!ierr) ierr = MatSetBlockSizesFromMats(A, aij, aij);
     if (!ierr) ierr = MatConvertFrom_Diag(aij, ((PetscObject)A)->type_name, MAT_REUSE_MATRIX, &A);
     PetscCall(MatDestroy(&aij));
     PetscCall(ierr);

@@ -24,6 +24,7 @@ PETSC_INTERN PetscErrorCode MatDuplicate_Diag(Mat, MatDuplicateOption, Mat *);
 PETSC_INTERN PetscErrorCode MatCopy_Diag(Mat, Mat, MatStructure);
 PETSC_INTERN PetscErrorCode MatTranspose_Diag(Mat, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatLoad_Diag(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatDiagKeepView_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreateSubMatrix_Diag(Mat, IS, IS, MatReuse, Mat *);
 
 /* convert/scattered.cpp */

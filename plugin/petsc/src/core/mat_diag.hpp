@@ -85,8 +85,9 @@ struct Mat_Diag {
      boundary grid line through a diagonal of its own). Listed at a DMDA's
      preallocation and when new diagonals are merged at assembly
      (-mat_diag_list_remote). Operations that read them: MatSetValues,
-     MatGetValues, MatGetRow, the aij copy, the products with a vector (host
-     and device), MatSOR's remote couplings, and the value-wide operations;
+     MatGetValues, MatGetRow, the aij copy, MatMult and MatMultAdd (host and
+     device), MatMultTranspose and MatMultTransposeAdd (host), MatSOR's
+     remote couplings, and the value-wide operations;
      the others first store them as diagonals
      (MatDiagRemoteToDiagonals_Private). remote_any (the same on every
      process, agreed at each final assembly): some process lists entries. */
@@ -111,6 +112,10 @@ struct Mat_Diag {
   PetscBool                row_busy = PETSC_FALSE;
 
   PetscBool device_subdomains = PETSC_FALSE; /* set while PCASM sets up (pc/asm.cpp): MatCreateSubMatrices may return aijcusparse blocks */
+  /* the view another package put in the ops table (a DMDA's, in parallel:
+     the natural ordering), called by MatView_Diag for all but ascii info
+     (MatDiagKeepView_Private) */
+  PetscErrorCode (*view_replaced)(Mat, PetscViewer) = nullptr;
 
   Index        ndiag_hm() const { return scheme == pdiag::Scheme::HM ? hm.ndiag() : 0; }
   Index        nstored() const { return scheme == pdiag::Scheme::HM ? hm.nstored() : cdm.nstored(); }

@@ -15,7 +15,7 @@
    stencil), and the factor stays on the device (copied back to the host
    only for a host solve); a pivot that needs PETSc's shift policy sends the
    factorization back to the host's sequential one (factor/factor_native.cpp),
-   as -mat_diag_factor_device false does. Timed by the event
+   as -mat_diag_device_ilu_numeric false does. Timed by the event
    MatDiagFactNumGPU. Otherwise, at the first device solve after a host
    factorization, the factor's diagonals are uploaded (values, offsets and
    the bases that address them). The level schedules a solve needs are
@@ -44,7 +44,7 @@
 +  -mat_diag_factor_tiles <true> - false: the level-scheduled passes (the tiles' baseline)
 .  -mat_diag_factor_tile_box <tx,ty,tz> - the boxes' points per axis (default 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line; at most 32 points in all: a warp)
 .  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline)
--  -mat_diag_factor_device <true> - false: the numeric factorization on the host (the device one's baseline) */
+-  -mat_diag_device_ilu_numeric <true> - false: the numeric factorization on the host (the device one's baseline) */
 #include "device/factor.hpp"
 
 #include "device/device.hpp"

@@ -26,7 +26,7 @@
    grids, whose sparse triangular solves are sequences of small levels,
    solve faster as one dense product; a larger
    one as aijcusparse's default, cuSPARSE's factor ("cusparse" package) of
-   an aijcusparse copy. -mat_diag_device_factor false or MatBindToCPU()
+   an aijcusparse copy. -mat_diag_device_lu false or MatBindToCPU()
    keep PETSc's host factor; "cusparse" can also be named
    (-pc_factor_mat_solver_type cusparse). */
 #include "core/mat_diag.hpp"

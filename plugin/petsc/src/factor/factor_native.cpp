@@ -30,7 +30,7 @@
    In CUDA builds, when the matrix expects CUDA vectors and was not bound
    to the CPU (as its products decide), the numeric factorization runs on
    the device by levels (device/factor.cpp, pdiag/factor_numeric.hpp;
-   -mat_diag_factor_device false keeps it here), unless a pivot needs
+   -mat_diag_device_ilu_numeric false keeps it here), unless a pivot needs
    PETSc's shift policy, which only the host's sequential factorization
    applies; and solves with CUDA vectors run on the device. */
 

@@ -232,11 +232,17 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   }
   for (const Index j : a->mpi.listed.cols) need.push_back({j, j + 1});
   for (const Run &r : runs) touched.push_back({r.lo + r.d, r.hi + r.d});
+  for (const Index j : a->remote.cols) touched.push_back({j, j + 1}); /* the transpose adds the listed entries there */
   need    = Merge(need);
   touched = Merge(touched);
   a->mpi.ghost.need = need;
   std::vector<Index> base;
   PetscCall(MakeWork(A, need, &base, &a->mpi.ghost.work, &a->mpi.ghost.scatter));
+  a->mpi.ghost.own_begin = a->mpi.ghost.own_end = 0; /* positions ascend with the columns: the owned ones are one range */
+  for (const auto &iv : need) {
+    a->mpi.ghost.own_begin += std::max<Index>(0, std::min(iv.second, a->mpi.col_begin) - iv.first);
+    a->mpi.ghost.own_end += std::max<Index>(0, std::min(iv.second, a->mpi.col_end) - iv.first);
+  }
   for (const Run &r : passes) {
     const Index lo1 = std::max(r.lo, r0), hi1 = std::min(r.hi, ib);
     if (lo1 < hi1) a->mpi.ghost.shift_lo[r.slot] = PositionOf(need, base, lo1 + r.d) - (lo1 - r0);
@@ -247,6 +253,8 @@ static PetscErrorCode GhostSetUp(Mat A, const ProductSplit *given)
   PetscCall(MakeWork(A, touched, &base, &a->mpi.tr_work, &a->mpi.tr_scatter));
   for (const Run &r : runs)
     if (r.lo < r.hi) a->mpi.tr_shift[r.slot] = PositionOf(touched, base, r.lo + r.d) - (r.lo - r0);
+  a->mpi.tr_listed.clear();
+  for (const Index j : a->remote.cols) a->mpi.tr_listed.push_back(PositionOf(touched, base, j));
   if (a->mpi.split_active) PetscCall(PetscInfo(A, "%" PetscInt_FMT " of %" PetscInt_FMT " diagonals passed over, %" PetscInt_FMT " entries of the others listed\n", (PetscInt)passes.size(), (PetscInt)nslots, (PetscInt)a->mpi.listed.size()));
   a->mpi.ghost_valid = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -344,25 +352,47 @@ PetscErrorCode MatDiagGhostExchange_Diag(Mat A, Vec x)
   PetscFunctionReturn(0);
 }
 
+/* The HM diagonals the products' row passes run over. */
+static pdiag::HmView<const PetscScalar> MatDiagPassView(const Mat_Diag *a)
+{
+  if (a->mpi.split_active) return pdiag::HmView<const PetscScalar>{a->layout, (Index)a->mpi.pass_offsets.size(), a->mpi.pass_offsets.data(), a->mpi.pass_start.data(), a->hm.val.data()};
+  return a->hm.view();
+}
+
 /* y = A x (+ z) on the local rows [row_lo, row_hi) over the diagonals the
    passes run over, x reached through shift (indexed by pass). */
 static PetscErrorCode MatDiagSpMV(Mat_Diag *a, const PetscScalar *x, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
 {
   PetscFunctionBegin;
   if (row_lo >= row_hi) PetscFunctionReturn(0);
-  if (a->mpi.split_active) {
-    const pdiag::HmView<const PetscScalar> v{a->layout, (Index)a->mpi.pass_offsets.size(), a->mpi.pass_offsets.data(), a->mpi.pass_start.data(), a->hm.val.data()};
-    pdiag::hm_spmv(v, x, y, z, shift, row_lo, row_hi);
-  } else if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(a->hm.view(), x, y, z, shift, row_lo, row_hi);
+  if (a->mpi.split_active || a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv(MatDiagPassView(a), x, y, z, shift, row_lo, row_hi);
   else pdiag::cdm_spmv(a->cdm.view(), x, y, z, shift, row_lo, row_hi);
   PetscFunctionReturn(0);
 }
 
-/* y += sign * (the listed entries) w, w the ghost work vector's array. */
-static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign)
+/* y += sign * (the listed entries of the local rows [row_lo, row_hi)) w,
+   w the ghost work vector's array. */
+static void MatDiagListedAdd(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, PetscScalar sign, Index row_lo = 0, Index row_hi = std::numeric_limits<Index>::max())
+{
+  const pdiag::ListedEntries &l  = a->mpi.listed;
+  const std::size_t           q0 = (std::size_t)(std::lower_bound(l.rows.begin(), l.rows.end(), row_lo) - l.rows.begin());
+  const std::size_t           q1 = (std::size_t)(std::lower_bound(l.rows.begin(), l.rows.end(), row_hi) - l.rows.begin());
+  if (q0 < q1) pdiag::listed_spmv_add((Index)(q1 - q0), l.rows.data() + q0, l.ptr.data() + q0, l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
+}
+
+/* y = A x (+ z) on the HM block's local rows [row_lo, row_hi) next to
+   other processes, with their listed entries, each row summed in the order
+   mpiaij sums it (owned columns first, then the others; pdiag::
+   hm_spmv_rows_owned_first): with the interior rows' sums, which are a
+   sequential aij matrix's, MatMult gives aij's vector bit for bit, and a
+   Krylov solve aij's iterations (a long GMRES run with a weak
+   preconditioner takes hundreds of iterations more or less on the
+   round-off of another order of additions). w: the ghost work vector. */
+static void MatDiagBoundarySpMV(const Mat_Diag *a, const PetscScalar *w, PetscScalar *y, const PetscScalar *z, const Index *shift, Index row_lo, Index row_hi)
 {
   const pdiag::ListedEntries &l = a->mpi.listed;
-  pdiag::listed_spmv_add((Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data(), w, y, sign);
+  if (row_lo >= row_hi) return;
+  pdiag::hm_spmv_rows_owned_first(MatDiagPassView(a), w, shift, a->mpi.ghost.own_begin, a->mpi.ghost.own_end, row_lo, row_hi, z, y, (Index)l.rows.size(), l.rows.data(), l.ptr.data(), l.pos.data(), l.cols.data(), a->hm.val.data(), a->hm.nstored(), a->remote.val.data());
 }
 
 /* y += sign * (the couplings of the owned rows to other processes'
@@ -437,9 +467,15 @@ static PetscErrorCode MatMultKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (size > 1) {
     PetscCall(VecScatterEnd(a->mpi.ghost.scatter, x, a->mpi.ghost.work, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(a->mpi.ghost.work, &wa));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_lo.data(), 0, a->mpi.ib));
-    PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_hi.data(), a->mpi.ie, a->layout.nrows));
-    MatDiagListedAdd(a, wa, ya, 1.0);
+    if (a->scheme == pdiag::Scheme::HM) {
+      MatDiagBoundarySpMV(a, wa, ya, za, a->mpi.ghost.shift_lo.data(), 0, a->mpi.ib);
+      MatDiagBoundarySpMV(a, wa, ya, za, a->mpi.ghost.shift_hi.data(), a->mpi.ie, a->layout.nrows);
+      MatDiagListedAdd(a, wa, ya, 1.0, a->mpi.ib, a->mpi.ie); /* the interior rows' */
+    } else {
+      PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_lo.data(), 0, a->mpi.ib));
+      PetscCall(MatDiagSpMV(a, wa, ya, za, a->mpi.ghost.shift_hi.data(), a->mpi.ie, a->layout.nrows));
+      MatDiagListedAdd(a, wa, ya, 1.0);
+    }
     PetscCall(VecRestoreArrayRead(a->mpi.ghost.work, &wa));
   }
   if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
@@ -494,7 +530,11 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
 }
 
 /* y = A^T x (+ z): each process adds its rows' contributions into the
-   columns they reach; under MPI those are summed by a reverse scatter. */
+   columns they reach; under MPI those are summed by a reverse scatter. The
+   entries kept in a list (Mat_Diag::remote) add theirs into the same work
+   vector, a(i, j) x_i into column j's place: the storage stays as it is.
+   With listed entries the product runs on the host (the device kernels
+   pass over diagonals only). */
 static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -508,9 +548,8 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
   if (z) PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatMultTranspose()")); /* transposes pass over diagonals only */
   if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
-  if (MatDiagUseDevice_Private(A, x, y, z)) {
+  if (!a->remote_any && MatDiagUseDevice_Private(A, x, y, z)) {
     PetscCall(MatDiagDeviceCall(mult_transpose, A, x, z, y));
     PetscFunctionReturn(0);
   }
@@ -531,6 +570,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(VecGetArrayWrite(a->mpi.tr_work, &ya));
     if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
     else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
+    pdiag::listed_spmv_t_add((Index)a->remote.rows.size(), a->remote.rows.data(), a->remote.ptr.data(), a->mpi.tr_listed.data(), a->remote.val.data(), xa, ya);
     PetscCall(VecRestoreArrayWrite(a->mpi.tr_work, &ya));
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
@@ -539,7 +579,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     PetscCall(VecScatterEnd(a->mpi.tr_scatter, a->mpi.tr_work, y, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)a->nstored()));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)(a->nstored() + a->remote.size())));
   PetscFunctionReturn(0);
 }
 

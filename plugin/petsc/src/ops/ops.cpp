@@ -419,6 +419,9 @@ static PetscErrorCode MatSetOption_Diag(Mat A, MatOption op, PetscBool flg)
   case MAT_NEW_NONZERO_LOCATION_ERR: /* an entry on a diagonal not stored is a new location */
     a->assembly.new_diagonals_error = flg;
     break;
+  case MAT_KEEP_NONZERO_PATTERN: /* MatZeroRows keeps the rows' entries (zeros) */
+    a->assembly.keep_nonzero_pattern = flg;
+    break;
   case MAT_NEW_NONZERO_ALLOCATION_ERR:
     /* ignored: aij's preallocation calls (no-ops for diag) set it, and diag
        does not learn its diagonals from them */
@@ -519,8 +522,12 @@ static PetscErrorCode MatZeroRows_DiagAny(Mat A, PetscInt n, const PetscInt rows
   PetscFunctionBegin;
   PetscCall(MatDiagCheckZeroRowsArgs_Private(A, n, rows, x, b, "MatZeroRows()"));
   PetscCall(MatDiagRemoteToDiagonals_Private(A, "MatZeroRows()")); /* reads diagonals only */
+  /* the pattern the matrix reports, as aij's (companion/companion.cpp) */
+  const PetscBool keep = ((Mat_Diag *)A->data)->assembly.keep_nonzero_pattern;
+  if (keep) PetscCall(MatDiagKeepZeroedRows_Private(A, n, rows)); /* the rows' entries stay, as zeros */
   PetscCall(MatDiagDeviceTry(zero_rows, A, n, rows, diag, x, b, &done));
   if (!done) PetscCall(MATDIAG_HOST_OP(MatZeroRows_Diag)(A, n, rows, diag, x, b));
+  if (!keep) PetscCall(MatDiagDropZeroedRows_Private(A, n, rows)); /* the rows hold their diagonal only */
   PetscFunctionReturn(0);
 }
 

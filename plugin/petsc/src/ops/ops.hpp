@@ -31,6 +31,7 @@ struct DiagGhost {
   VecScatter                           scatter = nullptr; /* global x -> work */
   std::vector<std::pair<Index, Index>> need;              /* the global column intervals work holds, in order */
   std::vector<Index>                   shift_lo, shift_hi; /* boundary rows below / above the interior */
+  Index                                own_begin = 0, own_end = 0; /* the positions of work holding owned columns */
 };
 
 /* A process's part of a parallel product (docs/design.md, "MPI: interior,
@@ -45,6 +46,7 @@ struct DiagMPI {
   Vec                tr_work    = nullptr; /* for MatMultTranspose: contributions per touched column */
   VecScatter         tr_scatter = nullptr;
   std::vector<Index> tr_shift;
+  std::vector<Index> tr_listed; /* the tr_work position of each listed entry's column (remote.cols' order) */
   PetscBool          ghost_valid = PETSC_FALSE;
   /* the diagonals the product's row passes run over (pass_slots: hm
      indices; pass_offsets, pass_start: the view over them; all empty when
