@@ -94,9 +94,9 @@ PetscErrorCode MatDiagDeviceDestroy_Private(Mat A)
    halo plan made for it go; the shifts are uploaded again. */
 PetscErrorCode MatDiagDeviceGhostReset_Private(Mat A)
 {
-  DiagDevice &d = MatDiagDev(A);
-
   PetscFunctionBegin;
+  if (!A->spptr) PetscFunctionReturn(0); /* the device state went first (MatDestroy) */
+  DiagDevice &d = MatDiagDev(A);
   PetscCall(VecDestroy(&d.work));
   PetscCall(VecDestroy(&d.tr_work));
   MatDiagHaloDestroy_Private(&d.halo);
@@ -107,9 +107,10 @@ PetscErrorCode MatDiagDeviceGhostReset_Private(Mat A)
 /* Bytes of A's device storage on this process. */
 PetscErrorCode MatDiagDeviceBytes_Private(Mat A, double *bytes)
 {
-  const DiagDevice &d = MatDiagDev(A);
-
   PetscFunctionBegin;
+  *bytes = 0;
+  if (!A->spptr) PetscFunctionReturn(0);
+  const DiagDevice &d = MatDiagDev(A);
   *bytes = (double)((d.val_cap + d.cval_cap) * sizeof(PetscScalar) + (d.meta_cap + d.cmeta_cap) * sizeof(Index));
   PetscFunctionReturn(0);
 }
@@ -357,7 +358,6 @@ PetscErrorCode MatDiagDeviceAssemblyEnd_Private(Mat A)
    GPU): copy them back before any host access. */
 PetscErrorCode MatDiagSyncHost_Private(Mat A)
 {
-
   PetscFunctionBegin;
   PetscCall(MatDiagSyncHostData_Private(A));
   PetscCall(MatDiagHostValuesEnsure_Private(A));
@@ -368,11 +368,11 @@ PetscErrorCode MatDiagSyncHost_Private(Mat A)
    (for the ghost set-up, which only must not lose device values). */
 PetscErrorCode MatDiagSyncHostData_Private(Mat A)
 {
-  Mat_Diag   *a = (Mat_Diag *)A->data;
-  DiagDevice &d = MatDiagDev(A);
+  Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
-  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0);
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(0); /* also once the device state is gone: UNALLOCATED */
+  DiagDevice &d = MatDiagDev(A);
   PetscCall(MatDiagHostValuesEnsure_Private(A));
   PetscCheck(d.full_values && !d.compressed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: device values newer than the host's but not in full form");
   const std::size_t nval = (std::size_t)a->nstored(), nlisted = (std::size_t)a->remote.size();
