@@ -2,17 +2,18 @@
 # Runs on the GPU machine from the staged .gpu/ folder. Sections (default:
 # all): kernels (CUDA kernel tests), sanitize (the same under compute-
 # sanitizer memcheck and racecheck; SANITIZE="bin/test_x ..." picks tests,
-# SANITIZE_FILTER a Boost.Test --run_test filter), devops (test_gpu with
+# SANITIZE_FILTER a Boost.Test --run_test filter), devops (test_gpu_* with
 # -mat_diag_device_ops, and under memcheck), mpisan (MPI device paths under
 # memcheck and initcheck on 2 ranks), profile (-log_view of a product),
-# plugin (test_gpu on 1, 2 and 4 ranks; test_products with GPU operands),
+# plugin (test_gpu_ops, test_gpu_factor and test_gpu_solvers on 1, 2 and 4
+# ranks; test_products with GPU operands),
 # pc (test_pc -gpu: every PC, aijcusparse against diagcuda, 1-3 ranks or
 # PC_NPS),
 # tutorials (PETSc tutorials with CUDA vectors: aijcusparse vs diag),
 # examples (examples/ex2 with CUDA vectors, ex5 with -mat_type diagcuda), bench
 # and bench256 (bench_matmult tables, CSV in $OUT/bench.csv), sor (MatSOR
 # on the device against aijcusparse, and ex45 with CG + SOR), ilu (ILU(0)/
-# ICC(0) solves on the device: kernel tests, sanitizers, test_gpu, MatSolve
+# ICC(0) solves on the device: kernel tests, sanitizers, test_gpu_*, MatSolve
 # and PCApply against aijcusparse, ex45 with CG + ILU), benchprod
 # (bench_products: the paper's Table 2, banded and dense, CSV in
 # $OUT/products.csv), program (ex45 at 257^3), solvers (solvers.sh), scaling
@@ -39,6 +40,9 @@ run() { # name, command...
   summary+=("$(printf '%-44s rc=%-3s %7.1fs  %s' "$name" "$rc" "$(awk "BEGIN{print ($t1 - $t0)/1e9}")" "$last")")
 }
 has() { [[ " $sections " == *" $1 "* ]]; }
+# the plugin's GPU tests, by area: products with a vector and value
+# operations, MatSOR and ILU(0)/ICC(0) solves, KSP solves and Galerkin MG
+GPU_TESTS="test_gpu_ops test_gpu_factor test_gpu_solvers"
 if has kernels; then
   for t in bin/test_*cuda*; do run "$(basename "$t")" "$t"; done
 fi
@@ -51,9 +55,11 @@ if has sanitize; then
   done
 fi
 if has plugin; then
-  run test_gpu.np1 mpiexec -n 1 bin/test_gpu
-  run test_gpu.np2 mpiexec -n 2 bin/test_gpu
-  run test_gpu.np4 mpiexec -n 4 bin/test_gpu
+  for t in $GPU_TESTS; do
+    run $t.np1 mpiexec -n 1 bin/$t
+    run $t.np2 mpiexec -n 2 bin/$t
+    run $t.np4 mpiexec -n 4 bin/$t
+  done
   # every MatProduct case with the diag operands' values on the GPU (products
   # on the device, on 1, 2 and 3 ranks), dense operands as CUDA matrices;
   # then the paper's Algorithm 2 on the paper-style cases (1 and 2 ranks)
@@ -73,11 +79,13 @@ if has pc; then
   for np in ${PC_NPS:-1 2 3}; do run test_pc.gpu.np$np mpiexec -n $np bin/test_pc "$PWD/ssmat" -gpu; done
 fi
 if has devops; then
-  # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu
-  # case, and test_gpu (COO with device arrays, device ops) under memcheck
-  run test_gpu.devops.np1 mpiexec -n 1 bin/test_gpu -mat_diag_device_ops
-  run test_gpu.devops.np2 mpiexec -n 2 bin/test_gpu -mat_diag_device_ops
-  run test_gpu.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_gpu
+  # the device versions of MatScale/Shift/AXPY/GetDiagonal for every test_gpu_*
+  # case, and test_gpu_* (COO with device arrays, device ops) under memcheck
+  for t in $GPU_TESTS; do
+    run $t.devops.np1 mpiexec -n 1 bin/$t -mat_diag_device_ops
+    run $t.devops.np2 mpiexec -n 2 bin/$t -mat_diag_device_ops
+    run $t.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/$t
+  done
 fi
 if has mpisan; then
   # the MPI device paths (device gathers of products, device ops with a
@@ -85,7 +93,7 @@ if has mpisan; then
   GM="-diag_vec_type cuda -dense_type mpidensecuda"
   run test_products.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_products $GM -case rectangular
   run test_products.dense.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_products $GM -case dense
-  run test_gpu.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_gpu
+  for t in $GPU_TESTS; do run $t.memcheck.np2 mpiexec -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 bin/$t; done
   # device reads of memory never written (a gathered block's entries that no process stores)
   run test_products.initcheck.np2 mpiexec -n 2 compute-sanitizer --tool initcheck --error-exitcode 1 bin/test_products $GM -case far-off
 fi
@@ -167,7 +175,7 @@ if has ilu; then
   # ILU(0) / ICC(0) on the device (diag: level-scheduled triangular solves,
   # kernels/src/factor_solve.cu; the numeric factorization on the host,
   # uploaded once per factorization): the CPU check of the level-ordered
-  # algorithm, the kernel test and it under memcheck and racecheck; test_gpu
+  # algorithm, the kernel test and it under memcheck and racecheck; test_gpu_*
   # (factor solves with CUDA against host vectors; PCILU, PCICC, bjacobi, ASM:
   # iterations and host<->device copies per iteration) on 1 and 2 ranks;
   # one ILU(0) MatSolve and PCApply against aijcusparse's (cuSPARSE), 3D
@@ -183,8 +191,10 @@ if has ilu; then
   run ilu.test_factor_solve_cuda bin/test_factor_solve_cuda
   run ilu.test_factor_solve_cuda.memcheck compute-sanitizer --tool memcheck --error-exitcode 1 bin/test_factor_solve_cuda
   run ilu.test_factor_solve_cuda.racecheck compute-sanitizer --tool racecheck --error-exitcode 1 bin/test_factor_solve_cuda
-  run ilu.test_gpu.np1 mpiexec -n 1 bin/test_gpu
-  run ilu.test_gpu.np2 mpiexec -n 2 bin/test_gpu
+  for t in $GPU_TESTS; do
+    run ilu.$t.np1 mpiexec -n 1 bin/$t
+    run ilu.$t.np2 mpiexec -n 2 bin/$t
+  done
   B="bin/bench_matmult -dm_vec_type cuda -types diag,aijcusparse -ilu -ilu_reps 5 -reps 5"
   run ilu.3d7.random.n129 $B -n 129
   run ilu.3d7.random.n257 $B -n 257 -log_view -log_view_gpu_time
@@ -194,7 +204,7 @@ if has ilu; then
     run ilu.ex45.129.$t $P
   done
   run ilu.ex45.129.diag-levels $P -mat_diag_factor_tiles 0
-  { grep -h -A9 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu.*.log; } > "$OUT/ilu-tables.txt"
+  { grep -h -A9 "rank(s)" "$OUT"/ilu.3d7.*.log; grep -H -E "converged|^KSPSolve |^PCApply |^PCSetUp |^MatSolve |^MatLUFactorNum |^MatDiagFactToGPU " "$OUT"/ilu.ex45.*.log "$OUT"/ilu.3d7.*.log; grep -h -E "passed, .* failed|FAILED|iterations to rtol|copies" "$OUT"/ilu.test_gpu_*.log; } > "$OUT/ilu-tables.txt"
 fi
 if has benchprod; then
   # the paper's Table 2 (n = 10^4, 200-600 diagonals; dgB of row 3 is 400 by its nzB),

@@ -1,5 +1,6 @@
-/* The two modes of a plugin test of a GPU path (test_galerkin_gpu,
-   test_mg_structured_gpu, test_galerkin_structured): on the GPU by
+/* The two modes of a plugin test of a GPU path (test_gpu_*,
+   test_galerkin_gpu, test_mg_structured_gpu, test_galerkin_structured,
+   test_chebyjacobi, test_fdcoloring): on the GPU by
    default, on the host with -host_check as the first argument (the same
    checks through the host path, on any machine). A build against a PETSc
    without CUDA defines PDIAG_TEST_HOST_ONLY and has only the host mode. */
