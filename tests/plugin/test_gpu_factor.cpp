@@ -126,7 +126,7 @@ PetscErrorCode NumericFactor(Mat F, Mat A, MatFactorType ft, const MatFactorInfo
    -mat_diag_factor_tiles 0 (level-scheduled, the graph) and with
    -mat_diag_cuda_graphs 0 too (one launch per level), and again after a numeric
    refactorization with new values (the device copy must follow). Each
-   numeric factorization runs twice first, on the host (-mat_diag_factor_device
+   numeric factorization runs twice first, on the host (-mat_diag_device_ilu_numeric
    0) and by default (on the device for diagcuda), and host solves with the
    two factors must agree. On a copy of A made diagonally dominant. */
 PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
@@ -153,12 +153,12 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
     for (int round = 0; round < 2; round++) {
       if (round == 1) PetscCall(MatScale(A, 1.5)); /* new values, same pattern */
       { /* the numeric factorization on the device (A's vectors are CUDA ones: diagcuda) against the host's
-           (-mat_diag_factor_device 0): the same factor, seen through host solves (which copy it back) */
+           (-mat_diag_device_ilu_numeric 0): the same factor, seen through host solves (which copy it back) */
         Vec xref;
         PetscCall(VecDuplicate(xh, &xref));
-        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_factor_device", "0"));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_ilu_numeric", "0"));
         PetscCall(NumericFactor(F, A, ft, &info));
-        PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_factor_device"));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_ilu_numeric"));
         PetscCall(MatSolve(F, bh, xref));
         PetscCall(NumericFactor(F, A, ft, &info));
         PetscCall(MatSolve(F, bh, xh));
@@ -195,7 +195,9 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
    set (and its mirror) and the matrix factored again: the device finds the
    new nonzero outside the pattern, the pattern grows on the host, and the
    factor must equal the host's factorization of the new matrix
-   (-mat_diag_factor_device 0), seen through host and device solves. */
+   (-mat_diag_device_ilu_numeric 0, given here by its deprecated alias
+   -mat_diag_factor_device, which must act the same), seen through host and
+   device solves. */
 PetscErrorCode TestFactorPatternGrowth(MatType type)
 {
   const PetscInt nx = 8, n = nx * nx;
