@@ -196,6 +196,8 @@ inline PetscErrorCode Start(int *argc, char ***argv, const char *name, bool devi
   Trace("PetscInitialize done");
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatDiagRegisterAll());
+  PetscBool host_check;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-host_check", &host_check)); /* read by GpuOrHostMode() before PETSc: marked used here */
   PetscFunctionReturn(0);
 }
 
