@@ -67,6 +67,11 @@ DIAG_CREATED = "diag: created a"
 DIAG_CONVERTED = re.compile(r"diag: .*converted in place to (\S+)")
 ACTIVE = set()  # running programs, killed on an interrupt
 ACTIVE_LOCK = threading.Lock()
+STOPPING = threading.Event()  # set on an interrupt: no program starts after it
+
+
+class Stopped(Exception):
+    """A run not started, or cut short, because the runner is stopping."""
 
 
 def load_cases(path):
@@ -110,12 +115,16 @@ def execute(cmd, cwd, env, timeout):
     """Runs a program in its own session; on a timeout or an interrupt its
     process group is ended (SIGTERM, then SIGKILL)."""
     t0 = time.time()
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         errors="replace", start_new_session=True)
     with ACTIVE_LOCK:
+        if STOPPING.is_set():
+            raise Stopped()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             errors="replace", start_new_session=True)
         ACTIVE.add(p)
     try:
         out, err = p.communicate(timeout=timeout)
+        if STOPPING.is_set():  # ended by the interrupt, not by itself
+            raise Stopped()
         return p.returncode, out, err, False, time.time() - t0
     except subprocess.TimeoutExpired:
         stop(p)
@@ -424,7 +433,7 @@ def main():
                 t_env[k] = v
         try:
             return run_case(c, t, args, conf, t_env)
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit, Stopped):
             raise
         except Exception as e:  # a runner bug must not lose the other results
             return {"name": c["name"], "tutorial": c["tutorial"], "test": c["test"], "status": "runner-error", "detail": repr(e)}
@@ -437,21 +446,25 @@ def main():
         print(f"[{n}/{len(todo)}] {r.get('status', '?'):15s} {r['name']:34s} {ratio}  {r.get('agree', '')}", flush=True)
 
     interrupted = False
+    pool = concurrent.futures.ThreadPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
-        if args.jobs <= 1:
+        if not pool:
             for n, (c, t) in enumerate(todo, 1):
                 record(job(c, t), n)
         else:
-            with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                futs = [pool.submit(job, c, t) for c, t in todo]
-                for n, f in enumerate(concurrent.futures.as_completed(futs), 1):
-                    record(f.result(), n)
-    except KeyboardInterrupt:  # a time limit (timeout -s INT): keep what ran
+            futs = [pool.submit(job, c, t) for c, t in todo]
+            for n, f in enumerate(concurrent.futures.as_completed(futs), 1):
+                record(f.result(), n)
+    except (KeyboardInterrupt, Stopped):  # a time limit (timeout -s INT): keep the cases that finished
         interrupted = True
         with ACTIVE_LOCK:
-            for p in list(ACTIVE):
-                stop(p)
+            STOPPING.set()
+            running = list(ACTIVE)
+        for p in running:
+            stop(p)
         print("interrupted: results.json holds the cases that finished; --resume continues", flush=True)
+    if pool:
+        pool.shutdown(wait=True, cancel_futures=True)  # the started cases end at their next run (Stopped)
     snapshot(final=not interrupted)
     for line in perf_report.write(data, args.out):
         print(line)
