@@ -74,6 +74,11 @@ def markdown(data):
            "Ratios: aij (aijcusparse with CUDA vectors) time over diag time; above 1 diag is faster. "
            "Wall: the whole program (mpiexec included); main event: KSPSolve, SNESSolve or TSSolve "
            "(TSStep where PETSc has no TSSolve event) from -log_view.", ""]
+    if len(data.get("history", [])) > 1:  # cases run again (--only) or continued (--resume)
+        out += ["The results combine these invocations (a later one replaces the cases it ran again):", ""]
+        out += [f"- {h.get('started')}: `{h.get('command')}` ({h.get('cases')} cases; load average "
+                f"{' '.join(h.get('load_before') or [])}; commit {h.get('commit')})" for h in data["history"]]
+        out.append("")
     sm = summary(data)
     if sm:
         out += [f"{sm['cases']} cases ran both ways: wall-time ratio median **{sm['median']:.2f}x**, geometric mean "

@@ -392,8 +392,13 @@ def main():
         sys.exit("no plugin: give --plugin PATH/libpetscdiag.so")
     args.plugin = os.path.abspath(args.plugin)
 
-    previous = json.load(open(results_path)) if args.resume and os.path.exists(results_path) else None
-    done = {r["name"]: r for r in (previous or {}).get("cases", []) if "runs" in r or r.get("status") == "unusable"}
+    # --resume: the cases results.json holds are not run again; --only: the
+    # selected cases are run again, the others results.json holds are kept
+    previous = json.load(open(results_path)) if (args.resume or args.only) and os.path.exists(results_path) else None
+    kept = (previous or {}).get("cases", [])
+    if not args.resume:
+        kept = [r for r in kept if not only.search(r["name"])]
+    done = {r["name"]: r for r in kept if "runs" in r or r.get("status") == "unusable"}
     todo = [(c, t) for c, t in runnable if c["name"] not in done]
     with open(args.plugin, "rb") as f:
         md5 = hashlib.md5(f.read()).hexdigest()
@@ -411,7 +416,7 @@ def main():
     for name, why in unusable.items():
         c = next(c for c in chosen if c["name"] == name)
         results[name] = {"name": name, "tutorial": c["tutorial"], "test": c["test"], "status": "unusable", "detail": why}
-    order = [c["name"] for c in chosen]
+    order = [c["name"] for c in cases["cases"]]  # the file's order
     lock = threading.Lock()
 
     def snapshot(final=False):
