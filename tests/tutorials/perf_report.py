@@ -19,6 +19,31 @@ def _ratio(x):
     return "-" if x is None else f"{x:.2f}x"
 
 
+# Events that hold no other event of the list (the solve, set-up and
+# Jacobian events hold them): where the time of a case differs is told by these.
+LEAF_EVENTS = ["MatAssemblyEnd", "MatFDColorApply", "MatMult", "MatMultAdd", "MatMultTranspose", "MatSOR", "MatSolve",
+               "MatLUFactorNum", "MatILUFactorSym", "MatPtAPSymbolic", "MatPtAPNumeric", "MatMatMultNum", "MatResidual",
+               "MatCreateSubMat", "MatConvert", "MatGetDiagonal", "SNESFunctionEval", "VecMDot", "VecMAXPY"]
+
+
+def event_times(r, variant):
+    """Each event's least time over a case's repeated runs of one variant."""
+    out = {}
+    for run in r.get("runs", {}).get(variant, []):
+        if run.get("rc") != 0:
+            continue
+        for k, v in run.get("events", {}).items():
+            out[k] = min(out.get(k, v["time"]), v["time"])
+    return out
+
+
+def differences(r):
+    """(event, aij time, diag time) of the leaf events, largest |difference| first."""
+    a, d = event_times(r, "aij"), event_times(r, "diag")
+    rows = [(e, a.get(e, 0.0), d.get(e, 0.0)) for e in LEAF_EVENTS if e in a or e in d]
+    return sorted(rows, key=lambda x: -abs(x[2] - x[1]))
+
+
 def ran(data):
     return [r for r in data["cases"] if r.get("status") == "ran" and r.get("wall_ratio")]
 
@@ -49,12 +74,13 @@ def stamp_line(data):
 def table(data):
     s = data["stamp"]
     peer = "aijcusparse" if s.get("gpu") else "aij"
-    lines = [f"| case | scale | unknowns | {peer} wall (s) | diag wall (s) | wall ratio | main event: ratio | agree |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
+    lines = [f"| case | scale | unknowns | {peer} wall (s) | diag wall (s) | wall ratio | main event: ratio | "
+             f"largest event difference ({peer} / diag s) | agree |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |"]
     for r in data["cases"]:
         name = f"`{r['name']}`"
         if r.get("status") != "ran":
-            lines.append(f"| {name} | {r.get('scale_args', '')} | | | | | {r.get('status')}: {(r.get('detail') or '')[:80]} | |")
+            lines.append(f"| {name} | {r.get('scale_args', '')} | | | | | {r.get('status')}: {(r.get('detail') or '')[:80]} | | |")
             continue
         main = f"{r.get('main_event')}: {_ratio(r.get('main_ratio'))}" if r.get("main_event") else "-"
         agree = r.get("agree", "")
@@ -62,9 +88,11 @@ def table(data):
             agree += ": " + (r.get("agree_detail") or "")[:60].replace("|", "\\|")
         conv = f" (converted to {', '.join(r['converted_to'])})" if r.get("converted_to") else ""
         scale = r.get("scale_args") or "(the test's own)"
+        diff = differences(r)
+        big = f"{diff[0][0]} {diff[0][1]:.2f} / {diff[0][2]:.2f}" if diff else "-"
         lines.append(f"| {name} | {scale} | {r.get('unknowns') or '-'} | "
                      f"{_fmt(r.get('aij_wall'))} | {_fmt(r.get('diag_wall'))} | **{_ratio(r.get('wall_ratio'))}** | "
-                     f"{main} | {agree}{conv} |")
+                     f"{main} | {big} | {agree}{conv} |")
     return lines
 
 
@@ -85,7 +113,28 @@ def markdown(data):
                 f"{sm['geomean']:.2f}x, range {sm['min']:.2f}x-{sm['max']:.2f}x; {sm['below_1']} below 1.0, "
                 f"{sm['below_0.9']} below 0.9; main-event ratio median {_ratio(sm['main_median'])}. "
                 f"Slowest (lowest ratio): {', '.join('`' + n + '`' for n in sm['slowest'])}.", ""]
-    return out + table(data) + [""]
+    return out + table(data) + [""] + event_totals(data) + [""]
+
+
+def event_totals(data):
+    """The leaf events' times summed over the cases that ran, both ways."""
+    rs = ran(data)
+    tot = {}
+    for r in rs:
+        for e, a, d in differences(r):
+            t = tot.setdefault(e, [0.0, 0.0, 0])
+            t[0] += a
+            t[1] += d
+            t[2] += 1
+    if not tot:
+        return []
+    peer = "aijcusparse" if data["stamp"].get("gpu") else "aij"
+    lines = [f"Events summed over the {len(rs)} cases (seconds; -log_view of the fastest run of each):", "",
+             f"| event | cases | {peer} | diag | diag - {peer} |", "| --- | ---: | ---: | ---: | ---: |"]
+    for e, (a, d, n) in sorted(tot.items(), key=lambda kv: -(kv[1][1] - kv[1][0])):
+        if max(a, d) >= 0.05:
+            lines.append(f"| {e} | {n} | {a:.2f} | {d:.2f} | {d - a:+.2f} |")
+    return lines
 
 
 def chart(data, path):
