@@ -6,11 +6,13 @@
 #   PETSC_VERSION=3.25   stages build-cuda-3.25/ (PETSC_VERSION=3.25
 #                        scripts/build-gpu.sh) instead of build-cuda/
 #   BUILD_DIR=<dir>      stages that CUDA build
-#   COMPAT_WORK=<dir>    also stages compat.tar.xz for device/compat.sh: the
-#                        tutorial runner, the sources of the tutorials of
-#                        the staged PETSc, and the binaries and petsc.json
-#                        of a CPU run of tests/tutorials/run_compat.py
-#                        against that PETSc (its --work folder)
+#   COMPAT_WORK=<dir>    also stages compat.tar.xz for device/compat.sh and
+#                        device/perf.sh: the tutorial runners and the
+#                        battery's case list (tests/tutorials/*.py, *.json),
+#                        the sources of the tutorials of the staged PETSc,
+#                        and the binaries and petsc.json of a CPU run of
+#                        tests/tutorials/run_compat.py or run_perf.py
+#                        (--build-only) against that PETSc (its --work folder)
 # A build that links another PETSc than the 3.18 of ../shared/gpu also
 # carries that PETSc's libraries (petsc-lib.tar.xz, about 9 MiB for 3.25);
 # .gpu/env.sh, which run-all.sh sources, puts them first on the device.
@@ -51,6 +53,7 @@ fi
 SS=$ROOT/../shared/data/suitesparse
 if [ -f "$SS/cdde1.mtx" ]; then mkdir -p "$DEST/ssmat" && cp "$SS/cdde1.mtx" "$SS/1138_bus.mtx" "$DEST/ssmat/"; fi
 cp "$ROOT"/scripts/device/*.sh "$DEST/"
+git -C "$ROOT" rev-parse --short=12 HEAD >"$DEST/commit" 2>/dev/null || rm -f "$DEST/commit" # results' stamp (device/perf.sh)
 cp "$ROOT"/bench/scaling.sh "$DEST/"  # run-all.sh's scaling section
 cp "$ROOT"/bench/pcs.py "$DEST/"      # run-all.sh's pcs section
 cp "$ROOT"/bench/breakdown.py "$DEST/" # where a solve's time goes (pcs.py's runs, nested log)
@@ -60,7 +63,7 @@ if [ -n "${COMPAT_WORK:-}" ]; then
   [ -f "$COMPAT_WORK/petsc.json" ] && [ -d "$COMPAT_WORK/bin" ] || { echo "COMPAT_WORK=$COMPAT_WORK: no bin/ and petsc.json of a run_compat.py run" >&2; exit 1; }
   CX=$(mktemp -d)
   mkdir -p "$CX/runner" "$CX/src" "$CX/work"
-  cp "$ROOT"/tests/tutorials/*.py "$CX/runner/"
+  cp "$ROOT"/tests/tutorials/*.py "$ROOT"/tests/tutorials/*.json "$CX/runner/"
   (cd "$EXAMPLES" && cp -r --parents ksp/ksp/tutorials snes/tutorials ts/tutorials dm/impls/da/tutorials dm/tutorials "$CX/src/" 2>/dev/null || true)
   cp -r "$COMPAT_WORK/bin" "$COMPAT_WORK/petsc.json" "$CX/work/"
   tar cJf "$DEST/compat.tar.xz" -C "$CX" runner src work
