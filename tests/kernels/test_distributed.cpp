@@ -237,6 +237,24 @@ BOOST_AUTO_TEST_CASE(remote_entries) {
   BOOST_TEST(got.colidx == ref.colidx, boost::test_tools::per_element());
   BOOST_TEST(got.vals == ref.vals, boost::test_tools::per_element());
   BOOST_TEST(hm_count_if(A, nonzero, &R) == Index(ref.colidx.size()));
+  {  // the pattern kept as the slots it leaves out, the list's entries among them
+    std::vector<Index> outside;
+    BOOST_TEST_REQUIRE(hm_slots_outside_csr(A, got.rowptr, got.colidx, outside, &R));
+    BOOST_TEST(Index(outside.size() + got.colidx.size()) == A.nstored() + R.size());
+    std::vector<double> vals(got.colidx.size());
+    hm_csr_values_except(A, outside, vals.data(), &R);
+    BOOST_TEST(vals == got.vals, boost::test_tools::per_element());
+    BOOST_TEST(!hm_slots_any_nonzero(A, outside, &R));
+    HmMatrix<double> A2 = A;
+    RemoteEntries<double> R2 = R;
+    std::fill(A2.val.begin(), A2.val.end(), 3.0);
+    std::fill(R2.val.begin(), R2.val.end(), 3.0);
+    int zeros = 0;
+    hm_csr_values_take_except(A2, outside, vals.data(), [&](Index, Index) { ++zeros; }, &R2);
+    BOOST_TEST(A2.val == A.val, boost::test_tools::per_element());
+    BOOST_TEST(R2.val == R.val, boost::test_tools::per_element());
+    BOOST_TEST(zeros == 0);
+  }
   // the same split from the full block's triplets (a conversion from
   // another matrix's rows), one listed position given twice (they add up)
   {

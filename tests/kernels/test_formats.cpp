@@ -8,6 +8,7 @@
 #include "pdiag/convert.hpp"
 
 #include <algorithm>
+#include <set>
 #include "testing.hpp"
 
 using namespace pdiag;
@@ -144,6 +145,122 @@ BOOST_AUTO_TEST_CASE(csr_pattern_values_by_rule) {
     }
   }
   BOOST_TEST(checked > 50);
+}
+
+// The pattern a rule chose, kept as the slots it left out
+// (hm_slots_outside_csr): the values in CSR order without the rule
+// (hm_csr_values_except) equal the rule's, the values taken back
+// (hm_csr_values_take_except) restore the block and report the zeros, and a
+// nonzero at a slot left out (hm_slots_any_nonzero) is exactly a change of
+// the rule's pattern.
+BOOST_AUTO_TEST_CASE(csr_values_by_slots_outside_pattern) {
+  std::mt19937_64 rng(78);
+  int checked = 0;
+  for (Index n : test_sizes()) {
+    for (const Layout& L : row_blocks(n, n)) {
+      for (const auto& oc : offset_cases(n, n, rng)) {
+        if (n == 1000 && oc.name == "dense") continue;
+        const RandomBlock b = random_block(L, oc.offsets, rng, 0.6);  // 40% stored zeros
+        HmMatrix<double> A = to_hm(b);
+        const auto keep = [](Index i, Index j, double v) { return i == j || v != 0.0; };
+        BOOST_TEST_CONTEXT("n=" << n << " r0=" << L.row_begin << " rows=" << L.nrows << " " << oc.name) {
+          std::vector<Index> rowptr, colidx, outside;
+          hm_csr_pattern_if(A, keep, rowptr, colidx);
+          BOOST_TEST_REQUIRE(hm_slots_outside_csr(A, rowptr, colidx, outside));
+          BOOST_TEST(Index(outside.size() + colidx.size()) == A.nstored());
+          std::vector<double> ref(colidx.size()), got(colidx.size(), -1.0);
+          hm_csr_values_if(A, keep, ref.data());
+          hm_csr_values_except(A, outside, got.data());
+          BOOST_TEST(got == ref);
+          BOOST_TEST(!hm_slots_any_nonzero(A, outside));
+          // taken back into scrambled values: the block again, the zeros reported
+          HmMatrix<double> B = A;
+          std::fill(B.val.begin(), B.val.end(), 7.0);
+          std::vector<Position> zeros, want;
+          hm_csr_values_take_except(B, outside, ref.data(), [&](Index i, Index j) { zeros.emplace_back(i, j); });
+          BOOST_TEST(B.val == A.val);
+          for (Index il = 0; il < L.nrows; ++il)
+            for (Index p = rowptr[il]; p < rowptr[il + 1]; ++p)
+              if (ref[p] == 0.0) want.emplace_back(L.row_begin + il, colidx[p]);
+          BOOST_TEST(zeros == want);
+          BOOST_TEST(csr_holds_positions(rowptr, colidx, L.row_begin, want));
+          if (!outside.empty()) {  // a nonzero where the pattern has no entry: the rule's pattern changes
+            const Index s = outside[outside.size() / 2];
+            A.val[static_cast<std::size_t>(s)] = 0.5;
+            BOOST_TEST(hm_slots_any_nonzero(A, outside));
+            BOOST_TEST(!hm_csr_pattern_equals_if(A, keep, rowptr, colidx));
+            // the slot's position is not in the pattern
+            Index k = 0;
+            while (A.start[k + 1] <= s) ++k;
+            const Index i = L.lo(A.offsets[k]) + s - A.start[k];
+            BOOST_TEST(!csr_holds_positions(rowptr, colidx, L.row_begin, {{i, i + A.offsets[k]}}));
+          }
+          if (!colidx.empty()) {  // a pattern holding a position that is not stored
+            std::vector<Index> moved = colidx;
+            moved.back() = n;  // no column
+            BOOST_TEST(!hm_slots_outside_csr(A, rowptr, moved, outside));
+            BOOST_TEST(outside.empty());
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  BOOST_TEST(checked > 50);
+}
+
+// PositionSet against std::set: positions recorded in order (an assembly's
+// rows), again (a re-assembly: nothing joins), in random order, with
+// repeats; merges, the positions a merge added and its stamps, rows
+// erased, cleared.
+BOOST_AUTO_TEST_CASE(position_set_matches_std_set) {
+  std::mt19937_64 rng(79);
+  std::uniform_int_distribution<Index> row(0, 199), col(0, 49);
+  PositionSet P;
+  std::set<Position> ref;
+  const auto same = [&] { return P.list() == std::vector<Position>(ref.begin(), ref.end()); };
+  for (int round = 0; round < 40; ++round) {
+    std::vector<Position> rec;
+    const int kind = round % 4;  // 0 ascending, 1 the list itself again, 2 random, 3 descending
+    if (kind == 1) rec = P.list();
+    else
+      for (int e = 0; e < 60; ++e) rec.emplace_back(row(rng), col(rng));
+    if (kind == 0) std::sort(rec.begin(), rec.end());
+    if (kind == 3) std::sort(rec.rbegin(), rec.rend());
+    if (round % 5 == 0 && !rec.empty()) rec.push_back(rec.front());  // a repeat
+    std::set<Position> added;
+    for (const Position& p : rec) {
+      P.record(p.first, p.second);
+      if (!ref.count(p)) added.insert(p);
+    }
+    const std::uint64_t before = P.stamp();
+    const bool grew = P.merge();
+    ref.insert(rec.begin(), rec.end());
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_TEST(same());
+      BOOST_TEST(grew == !added.empty());
+      BOOST_TEST(!P.waiting());
+      if (grew) {
+        BOOST_TEST(P.stamp() != before);
+        BOOST_TEST(P.stamp_before_merge() == before);
+        BOOST_TEST(P.last_added() == std::vector<Position>(added.begin(), added.end()));
+      } else BOOST_TEST(P.stamp() == before);
+    }
+  }
+  // a copy keeps the stamp; erasing rows and clearing change it
+  const PositionSet copy = P;
+  BOOST_TEST(copy.stamp() == P.stamp());
+  const std::uint64_t s0 = P.stamp();
+  P.record(1000, 1);  // waiting, then erased with its row
+  P.erase_rows({3, 17, 1000});
+  for (auto it = ref.begin(); it != ref.end();) it = (it->first == 3 || it->first == 17) ? ref.erase(it) : std::next(it);
+  BOOST_TEST(!P.merge());
+  BOOST_TEST(same());
+  BOOST_TEST(P.stamp() != s0);
+  BOOST_TEST(P.stamp_before_merge() == 0u);
+  P.clear();
+  BOOST_TEST(P.empty());
+  BOOST_TEST(copy.list().size() > 0u);
 }
 
 // hm_to_csr_nonzeros (a diagonal at a time: the aij matrix of a scattered

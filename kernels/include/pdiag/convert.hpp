@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/positions.hpp"
 #include "pdiag/remote.hpp"
 
 #include <cmath>
@@ -85,25 +86,23 @@ struct Csr {
 
 namespace detail {
 
-/// Visits the stored entries (i, j, v) of A that keep(i, j, v) accepts,
-/// row by row, each row's in ascending offset order (so ascending
-/// columns): entry(i, j, v) for each, then row_done(i) after each row.
-/// The diagonals are read as parallel streams, so what the visitor writes
-/// in visiting order (CSR arrays) is written in order, where a
-/// diagonal-by-diagonal pass would scatter each diagonal's entries. The
-/// entries the block keeps in a list (remote, if given) are visited in
-/// their rows, in column order with the diagonals' entries.
-template <class T, class Keep, class Entry, class RowDone>
-void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowDone&& row_done, const RemoteEntries<T>* remote = nullptr) {
+/// Visits every stored entry of A, and of the list the block keeps (remote,
+/// if given), row by row, each row's in ascending column order:
+/// entry(i, j, s) for each, s its slot (its index in A.val; A.nstored() + e
+/// for the list's entry e), then row_done(i) after each row. The diagonals
+/// are read as parallel streams, so what the visitor writes in visiting
+/// order (CSR arrays) is written in order, where a diagonal-by-diagonal
+/// pass would scatter each diagonal's entries.
+template <class T, class Entry, class RowDone>
+void for_each_stored_by_row(const HmMatrix<T>& A, Entry&& entry, RowDone&& row_done, const RemoteEntries<T>* remote = nullptr) {
   const Layout& L = A.layout;
-  const auto v = A.view();
-  const Index nd = A.ndiag();
+  const Index nd = A.ndiag(), ns = A.nstored();
   std::vector<Index> first(static_cast<std::size_t>(nd)), last(first), base(first);
   for (Index k = 0; k < nd; ++k) {
     const Index d = A.offsets[k];
     first[k] = L.lo(d);
     last[k] = L.hi(d);
-    base[k] = first[k] < last[k] ? v.pos(k, first[k]) - first[k] : 0;  // val index of (i, i + d): base[k] + i
+    base[k] = A.start[k] - first[k];  // slot of (i, i + d): base[k] + i
   }
   std::size_t q = 0;  // the next listed row
   for (Index i = L.row_begin; i < L.row_end(); ++i) {
@@ -115,16 +114,34 @@ void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowD
     }
     for (Index k = 0; k < nd; ++k) {
       if (i < first[k] || i >= last[k]) continue;
-      const T a = A.val[static_cast<std::size_t>(base[k] + i)];
       const Index j = i + A.offsets[k];
-      for (; p < pend && remote->cols[p] < j; ++p)
-        if (keep(i, remote->cols[p], remote->val[p])) entry(i, remote->cols[p], remote->val[p]);
-      if (keep(i, j, a)) entry(i, j, a);
+      for (; p < pend && remote->cols[p] < j; ++p) entry(i, remote->cols[p], ns + p);
+      entry(i, j, base[k] + i);
     }
-    for (; p < pend; ++p)
-      if (keep(i, remote->cols[p], remote->val[p])) entry(i, remote->cols[p], remote->val[p]);
+    for (; p < pend; ++p) entry(i, remote->cols[p], ns + p);
     row_done(i);
   }
+}
+
+/// The value at slot s (for_each_stored_by_row's numbering).
+template <class T>
+const T& stored_value(const HmMatrix<T>& A, const RemoteEntries<T>* remote, Index ns, Index s) {
+  return s < ns ? A.val[static_cast<std::size_t>(s)] : remote->val[static_cast<std::size_t>(s - ns)];
+}
+
+/// Visits the stored entries (i, j, v) of A that keep(i, j, v) accepts, in
+/// for_each_stored_by_row's order: entry(i, j, v) for each, then
+/// row_done(i) after each row.
+template <class T, class Keep, class Entry, class RowDone>
+void for_each_kept_by_row(const HmMatrix<T>& A, Keep&& keep, Entry&& entry, RowDone&& row_done, const RemoteEntries<T>* remote = nullptr) {
+  const Index ns = A.nstored();
+  for_each_stored_by_row(
+      A,
+      [&](Index i, Index j, Index s) {
+        const T& a = stored_value(A, remote, ns, s);
+        if (keep(i, j, a)) entry(i, j, a);
+      },
+      row_done, remote);
 }
 
 /// The CSR row pointer (over the local rows) of the entries keep accepts.
@@ -195,6 +212,101 @@ template <class T, class Keep>
 void hm_csr_values_if(const HmMatrix<T>& A, Keep&& keep, T* out, const RemoteEntries<T>* remote = nullptr) {
   std::size_t p = 0;
   detail::for_each_kept_by_row(A, keep, [&](Index, Index, const T& a) { out[p++] = a; }, [](Index) {}, remote);
+}
+
+/// The slots (for_each_stored_by_row's numbering) of the stored entries of
+/// A, and of its list, that the CSR pattern (rowptr over A's rows, global
+/// columns ascending) does not hold, in the walk's order (by rows, columns
+/// ascending). With them the pattern's values are hm_csr_values_except's,
+/// and whether a stored entry outside the pattern became nonzero is
+/// hm_slots_any_nonzero's, without the rule that chose the pattern. False,
+/// with `outside` empty, when the pattern holds a position A does not store.
+template <class T>
+bool hm_slots_outside_csr(const HmMatrix<T>& A, const std::vector<Index>& rowptr, const std::vector<Index>& colidx, std::vector<Index>& outside,
+                          const RemoteEntries<T>* remote = nullptr) {
+  const Layout& L = A.layout;
+  outside.clear();
+  if (rowptr.size() != static_cast<std::size_t>(L.nrows + 1) || rowptr.front() != 0 || rowptr.back() != Index(colidx.size())) return false;
+  bool subset = true;
+  Index p = 0;  // the pattern's next entry in the row
+  detail::for_each_stored_by_row(
+      A,
+      [&](Index i, Index j, Index s) {
+        const Index end = rowptr[static_cast<std::size_t>(i - L.row_begin + 1)];
+        for (; p < end && colidx[static_cast<std::size_t>(p)] < j; ++p) subset = false;  // a pattern column not stored
+        if (p < end && colidx[static_cast<std::size_t>(p)] == j) ++p;
+        else outside.push_back(s);
+      },
+      [&](Index i) {
+        const Index end = rowptr[static_cast<std::size_t>(i - L.row_begin + 1)];
+        if (p != end) subset = false;
+        p = end;
+      },
+      remote);
+  if (!subset) outside.clear();
+  return subset;
+}
+
+/// Whether a stored entry at one of `slots` (for_each_stored_by_row's
+/// numbering) is nonzero.
+template <class T>
+bool hm_slots_any_nonzero(const HmMatrix<T>& A, const std::vector<Index>& slots, const RemoteEntries<T>* remote = nullptr) {
+  const Index ns = A.nstored();
+  for (const Index s : slots)
+    if (detail::stored_value(A, remote, ns, s) != T(0)) return true;
+  return false;
+}
+
+/// The values of the stored entries of A, and of its list, but those at
+/// the slots `outside` (hm_slots_outside_csr's, in its order), into out in
+/// the walk's order: the CSR values of the pattern the slots were found for.
+template <class T>
+void hm_csr_values_except(const HmMatrix<T>& A, const std::vector<Index>& outside, T* out, const RemoteEntries<T>* remote = nullptr) {
+  const Index ns = A.nstored();
+  std::size_t q = 0, p = 0;
+  detail::for_each_stored_by_row(
+      A,
+      [&](Index, Index, Index s) {
+        if (q < outside.size() && outside[q] == s) ++q;
+        else out[p++] = detail::stored_value(A, remote, ns, s);
+      },
+      [](Index) {}, remote);
+}
+
+/// The reverse of hm_csr_values_except: the stored entries but those at
+/// `outside` take the values in (in the walk's order), those at `outside`
+/// become zero, and zero(i, j) is called for each position given an exact
+/// zero from in (an aij matrix's explicit zeros, which stay entries).
+template <class T, class Zero>
+void hm_csr_values_take_except(HmMatrix<T>& A, const std::vector<Index>& outside, const T* in, Zero&& zero, RemoteEntries<T>* remote = nullptr) {
+  const Index ns = A.nstored();
+  std::size_t q = 0, p = 0;
+  detail::for_each_stored_by_row(
+      A,
+      [&](Index i, Index j, Index s) {
+        T& a = s < ns ? A.val[static_cast<std::size_t>(s)] : remote->val[static_cast<std::size_t>(s - ns)];
+        if (q < outside.size() && outside[q] == s) {
+          ++q;
+          a = T(0);
+          return;
+        }
+        a = in[p++];
+        if (a == T(0)) zero(i, j);
+      },
+      [](Index) {}, remote);
+}
+
+/// Whether the CSR pattern (rowptr over the rows from row_begin, columns
+/// ascending in each row) holds every position of `positions` (global).
+inline bool csr_holds_positions(const std::vector<Index>& rowptr, const std::vector<Index>& colidx, Index row_begin, const std::vector<Position>& positions) {
+  const Index nrows = Index(rowptr.size()) - 1;
+  for (const auto& [i, j] : positions) {
+    const Index il = i - row_begin;
+    if (il < 0 || il >= nrows) return false;
+    const auto first = colidx.begin() + rowptr[static_cast<std::size_t>(il)], last = colidx.begin() + rowptr[static_cast<std::size_t>(il + 1)];
+    if (!std::binary_search(first, last, j)) return false;
+  }
+  return true;
 }
 
 /// The stored entries (i, j) with value v of A for which keep(i, j, v)
