@@ -106,7 +106,7 @@ PetscErrorCode MatSetValues_Diag(Mat A, PetscInt m, const PetscInt rows[], Petsc
       }
       if (mode == INSERT_VALUES) *slot = value;
       else *slot += value;
-      if (*slot == 0.0) PetscCallCXX(a->assembly.zero_sets.emplace_back(i, j)); /* a set position aij keeps */
+      if (*slot == 0.0) PetscCallCXX(a->assembly.zero_sets.record(i, j)); /* a set position aij keeps */
     }
   }
   PetscFunctionReturn(0);
@@ -292,7 +292,7 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
     PetscFunctionReturn(0);
   }
   if (!incoming.empty()) {
-    PetscCallCXX(for (const auto &e : incoming) if (e.v == 0.0) a->assembly.zero_sets.emplace_back(a->layout.row_begin + e.il, e.col));
+    PetscCallCXX(for (const auto &e : incoming) if (e.v == 0.0) a->assembly.zero_sets.record(a->layout.row_begin + e.il, e.col));
     DiagCallKernel(pdiag::remote_entries_add(a->remote, incoming));
     MatDiagValuesChanged(A);
     a->assembly.structure_changed = PETSC_TRUE;
@@ -302,7 +302,7 @@ static PetscErrorCode MatDiagMergeStaged(Mat A)
   if (a->assembly.staged.empty()) PetscFunctionReturn(0);
   /* the staged entries of diagonal d that hold a zero once written (d's values from row lo(d)) */
   const auto record_set_zeros = [a](Index d, const pdiag::StagedDiagonal<PetscScalar> &s, const PetscScalar *written) {
-    for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->assembly.zero_sets.emplace_back(i, i + d);
+    for (Index i : s.set_zero_rows(a->layout.lo(d), written)) a->assembly.zero_sets.record(i, i + d);
   };
   if (a->scheme == pdiag::Scheme::HM) {
     std::vector<Index> offs = a->hm.offsets;
@@ -408,10 +408,7 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
   if (type == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatDiagKeepView_Private(A)); /* -mat_view ::ascii_info reaches diag's view (a DMDA's matrix in parallel) */
   PetscCall(MatDiagMergeStaged(A));
-  PetscCallCXX({
-    std::sort(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end());
-    a->assembly.zero_sets.erase(std::unique(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end()), a->assembly.zero_sets.end());
-  });
+  PetscCallCXX(a->assembly.zero_sets.merge()); /* the set zeros not held before join the sorted list */
   /* auto storage and the check for a scattered structure decide with
      reductions over all processes, but new diagonals may have arrived on
      some processes only: decide together */

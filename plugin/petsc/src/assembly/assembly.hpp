@@ -11,6 +11,7 @@
 #include "pdiag/format.hpp"
 
 #include "pdiag/assemble.hpp"
+#include "pdiag/positions.hpp"
 #include "pdiag/remote.hpp"
 
 #include <algorithm>
@@ -30,8 +31,10 @@ struct DiagAssembly {
   /* positions (row, column) that MatSetValues set and that held an exact
      zero after the write (element contributions that cancel, explicit
      zeros): aij keeps them, so the aij copy does (companion/companion.cpp).
-     Sorted and unique after MatAssemblyEnd. */
-  std::vector<std::pair<Index, Index>> zero_sets;
+     A position the set holds is found from the previous one's place and
+     adds nothing, so a re-assembly setting the same zeros sorts nothing;
+     new ones join at MatAssemblyEnd (list() sorted and unique after it). */
+  pdiag::PositionSet zero_sets;
   /* MatSetValues: the diagonal the entry at each position of the previous
      call's columns (modulo kSlotHints) lay on. A stencil's rows come with
      the same offsets at the same positions, in whatever order the program

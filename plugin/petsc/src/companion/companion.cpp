@@ -125,7 +125,7 @@ static PetscErrorCode MatDiagAijEntries(Mat A, bool sticky, AijEntries *rule)
   PetscCall(MatDiagGridPattern_Private(A, &rule->stencil));
   rule->square = A->rmap->N == A->cmap->N;
   rule->r0     = A->rmap->rstart;
-  if (!a->assembly.zero_sets.empty()) rule->zero_sets = &a->assembly.zero_sets;
+  if (!a->assembly.zero_sets.list().empty()) rule->zero_sets = &a->assembly.zero_sets.list();
   if (!a->aij.dropped_rows.empty()) rule->dropped = &a->aij.dropped_rows;
   if (sticky && a->aij.pattern_nzstate == A->nonzerostate) {
     rule->prev_rowptr      = &a->aij.rowptr;
@@ -591,8 +591,7 @@ PetscErrorCode MatDiagDropZeroedRows_Private(Mat A, PetscInt n, const PetscInt r
     for (PetscInt q = 0; q < nloc; q++) a->aij.dropped_rows.push_back((Index)(A->rmap->rstart + lrows[q]));
     std::sort(a->aij.dropped_rows.begin(), a->aij.dropped_rows.end());
     a->aij.dropped_rows.erase(std::unique(a->aij.dropped_rows.begin(), a->aij.dropped_rows.end()), a->aij.dropped_rows.end());
-    const std::vector<Index> &d = a->aij.dropped_rows;
-    a->assembly.zero_sets.erase(std::remove_if(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end(), [&d](const std::pair<Index, Index> &p) { return std::binary_search(d.begin(), d.end(), p.first); }), a->assembly.zero_sets.end());
+    a->assembly.zero_sets.erase_rows(a->aij.dropped_rows);
   });
   PetscCall(PetscFree(lrows));
   A->nonzerostate++; /* on every process, as mpiaij's sum of its blocks' states */
@@ -615,13 +614,10 @@ PetscErrorCode MatDiagKeepZeroedRows_Private(Mat A, PetscInt n, const PetscInt r
     std::vector<Index>       cols;
     std::vector<PetscScalar> vals;
     PetscCall(MatDiagAijRow_Private(A, (PetscInt)i, &cols, &vals));
-    PetscCallCXX(for (const Index j : cols) a->assembly.zero_sets.emplace_back(i, j));
+    PetscCallCXX(for (const Index j : cols) a->assembly.zero_sets.record(i, j));
   }
   PetscCall(PetscFree(lrows));
-  PetscCallCXX({
-    std::sort(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end());
-    a->assembly.zero_sets.erase(std::unique(a->assembly.zero_sets.begin(), a->assembly.zero_sets.end()), a->assembly.zero_sets.end());
-  });
+  PetscCallCXX(a->assembly.zero_sets.merge());
   PetscFunctionReturn(0);
 }
 

@@ -114,7 +114,7 @@ PetscErrorCode MatDiagConvertIfScattered_Private(Mat A, PetscCount ncoo, const P
     PetscCall(MatSetPreallocationCOO(B, ncoo, ci.data(), cj.data()));
   } else { /* the entries set: the nonzeros and the set zeros, found a diagonal at a time, and those staged */
     pdiag::Csr<PetscScalar> csr;
-    DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->assembly.zero_sets, a->remote.empty() ? nullptr : &a->remote, a->assembly.staged));
+    DiagCallKernel(csr = pdiag::hm_staged_to_csr_nonzeros(a->hm, A->rmap->N == A->cmap->N, a->assembly.zero_sets.list(), a->remote.empty() ? nullptr : &a->remote, a->assembly.staged));
     PetscCall(MatDiagAIJFromCSR_Private(A, csr, type, &B));
   }
   /* what the user and the DM gave A */

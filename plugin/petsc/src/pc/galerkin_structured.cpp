@@ -79,7 +79,7 @@ PetscErrorCode EntriesWithinOne(Mat A, const pdiag::VertexGrids &g, PetscBool *w
   *within = PETSC_FALSE;
   PetscCall(MatDiagGridPattern_Private(A, &stencil));
   if (stencil && !pdiag::stencil_within_one(stencil->stencil(), g.fine)) PetscFunctionReturn(0);
-  if (!pdiag::pairs_within_one(g.fine, a->assembly.zero_sets)) PetscFunctionReturn(0);
+  if (!pdiag::pairs_within_one(g.fine, a->assembly.zero_sets.list())) PetscFunctionReturn(0);
   if (a->aij.pattern_nzstate == A->nonzerostate && !a->aij.rowptr.empty() && /* an aij pattern A keeps (its entries stay) */
       !pdiag::csr_within_one(g.fine, (Index)a->aij.rowptr.size() - 1, a->aij.rowptr.data(), a->aij.colidx.data()))
     PetscFunctionReturn(0);
