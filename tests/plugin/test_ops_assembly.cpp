@@ -5,6 +5,7 @@
    that cancel to an exact zero. */
 #include "ops_testing.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace ops_testing;
@@ -309,6 +310,190 @@ PetscErrorCode TestCancelledEntries()
   PetscFunctionReturn(0);
 }
 
+/* The values of round `round` at (row, col) of a dof-2 matrix on a 1D
+   grid, as a Jacobian of two coupled fields: the blocks coupling
+   neighbouring points are diagonal, their other two positions set to
+   explicit zeros; the diagonal block's (0, 1) is zero before round 2, its
+   (1, 0) zero from round 3 on. */
+PetscScalar BlockValue(int round, PetscInt row, PetscInt col)
+{
+  const PetscInt p = row / 2, q = col / 2, c = row % 2, d = col % 2;
+  if (p != q && c != d) return 0.0;
+  if (p == q && c == 0 && d == 1 && round < 2) return 0.0;
+  if (p == q && c == 1 && d == 0 && round >= 3) return 0.0;
+  return (p == q && c == d ? 4.0 : 1.0) + 0.01 * round + 0.1 * (PetscReal)(row % 7) + 0.03 * (PetscReal)(col % 5);
+}
+
+/* Sets every stencil coupling of the owned rows of X (a DMDA's 1D dof-2
+   matrix) to BlockValue(round, ...) and assembles. */
+PetscErrorCode FillBlocks(Mat X, DM da, int round)
+{
+  PetscInt xs, xm, M;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, NULL, &M, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt p = xs; p < xs + xm; p++)
+    for (PetscInt c = 0; c < 2; c++) {
+      const PetscInt           row = 2 * p + c;
+      std::vector<PetscInt>    cols;
+      std::vector<PetscScalar> vals;
+      for (PetscInt q = PetscMax(p - 1, 0); q <= PetscMin(p + 1, M - 1); q++)
+        for (PetscInt d = 0; d < 2; d++) {
+          cols.push_back(2 * q + d);
+          vals.push_back(BlockValue(round, row, 2 * q + d));
+        }
+      PetscCall(MatSetValues(X, 1, &row, (PetscInt)cols.size(), cols.data(), vals.data(), INSERT_VALUES));
+    }
+  PetscCall(Assemble(X));
+  PetscFunctionReturn(0);
+}
+
+/* D's entries are the aij matrix A's: as MatGetRow lists them, their count
+   (MatGetInfo's nz_used), their values through D's aij copy
+   (MatGetRowMaxAbs), on one process their structure in the copy
+   (MatGetRowIJ), and as matrices and operators (CheckSame). */
+PetscErrorCode CheckEntries(Mat D, Mat A, const std::string &cs, const std::string &op)
+{
+  PetscInt rstart, rend;
+  bool     rows_same = true;
+  MatInfo  infoD, infoA;
+  Vec      mD, mA;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt              nc[2];
+    const PetscInt       *c[2];
+    const PetscScalar    *v[2];
+    std::vector<PetscInt> cols[2];
+    std::vector<PetscScalar> vals[2];
+    Mat                   X[2] = {D, A};
+    for (int t = 0; t < 2; t++) {
+      PetscCall(MatGetRow(X[t], i, &nc[t], &c[t], &v[t]));
+      cols[t].assign(c[t], c[t] + nc[t]);
+      vals[t].assign(v[t], v[t] + nc[t]);
+      PetscCall(MatRestoreRow(X[t], i, &nc[t], &c[t], &v[t]));
+    }
+    rows_same = rows_same && cols[0] == cols[1] && vals[0] == vals[1];
+  }
+  PetscCall(Record(rows_same, cs, op + ": MatGetRow lists aij's entries and values"));
+  PetscCall(MatGetInfo(D, MAT_LOCAL, &infoD));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &infoA));
+  PetscCall(Record(infoD.nz_used == infoA.nz_used, cs, op + ": MatGetInfo nz_used", Fmt("%g, aij %g", infoD.nz_used, infoA.nz_used)));
+  PetscCall(MatCreateVecs(A, NULL, &mA));
+  PetscCall(VecDuplicate(mA, &mD));
+  PetscCall(MatGetRowMaxAbs(D, mD, NULL));
+  PetscCall(MatGetRowMaxAbs(A, mA, NULL));
+  PetscCall(CheckVec(mD, mA, cs, op + ": MatGetRowMaxAbs (the aij copy's values)"));
+  PetscCall(VecDestroy(&mD));
+  PetscCall(VecDestroy(&mA));
+  if (g_size == 1) {
+    const PetscInt *ia[2], *ja[2];
+    PetscInt        n[2];
+    PetscBool       done[2];
+    Mat             X[2] = {D, A};
+    bool            same = true;
+    for (int t = 0; t < 2; t++) PetscCall(MatGetRowIJ(X[t], 0, PETSC_FALSE, PETSC_FALSE, &n[t], &ia[t], &ja[t], &done[t]));
+    same = done[0] && done[1] && n[0] == n[1] && std::equal(ia[0], ia[0] + n[0] + 1, ia[1]) && std::equal(ja[0], ja[0] + ia[0][n[0]], ja[1]);
+    for (int t = 0; t < 2; t++) PetscCall(MatRestoreRowIJ(X[t], 0, PETSC_FALSE, PETSC_FALSE, &n[t], &ia[t], &ja[t], &done[t]));
+    PetscCall(Record(same, cs, op + ": MatGetRowIJ (the aij copy's structure)"));
+  }
+  PetscCall(CheckSame(D, A, cs, op));
+  PetscFunctionReturn(0);
+}
+
+/* Re-assembly of a DMDA's dof-2 matrix with the same structure, its blocks
+   holding explicit zeros, while D keeps an aij copy (MatGetRowMaxAbs and
+   MatGetRowIJ make one, as colorings and factorizations do): the copy's
+   pattern is not derived from the values again (the -log_view event
+   MatDiagAijPattern does not begin) and D's nonzero state stays, while its
+   entries stay aij's, also when a zero becomes nonzero and a nonzero zero.
+   A nonzero, or an explicit zero, set on a stored diagonal where aij has no
+   entry is a new nonzero location (the nonzero state increases and the
+   copy is rebuilt, as aij's structure grows), as is an entry on a new
+   diagonal; re-assemblies after them derive nothing again either. HM and
+   CDM storage. */
+PetscErrorCode TestReassemblyZeros()
+{
+  const PetscInt M = 40;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin()); /* event counts */
+  for (MatDiagStorage st : {MAT_DIAG_STORAGE_HM, MAT_DIAG_STORAGE_CDM}) {
+    const std::string cs = Fmt("re-assembly with explicit zeros, %s", MatDiagStorages[st]);
+    DM                da;
+    Mat               D, A;
+    PetscObjectState  sD, sA, sD1, sA1;
+    int               k0, k1;
+    PetscInt          xs, xm;
+    int               round = 0;
+
+    PetscCall(DMDACreate1d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, M, 2, 1, NULL, &da));
+    PetscCall(DMSetUp(da));
+    PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+    PetscCall(DMSetMatType(da, MATDIAG));
+    PetscCall(DMCreateMatrix(da, &D));
+    PetscCall(MatDiagSetStorage(D, st));
+    PetscCall(DMSetMatType(da, MATAIJ));
+    PetscCall(DMCreateMatrix(da, &A));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (Mat X : {D, A}) PetscCall(FillBlocks(X, da, round));
+    PetscCall(CheckEntries(D, A, cs, "first assembly"));
+    PetscCall(EventCount("MatDiagAijPattern", &k0));
+    PetscCall(Record(k0 > 0, cs, "the aij copy's pattern was derived once", Fmt("%d times", k0)));
+    /* the same structure, new values */
+    auto reassemble = [&](const std::string &what, int times) -> PetscErrorCode {
+      int k;
+      PetscFunctionBeginUser;
+      PetscCall(EventCount("MatDiagAijPattern", &k0));
+      PetscCall(MatGetNonzeroState(D, &sD));
+      PetscCall(MatGetNonzeroState(A, &sA));
+      for (int t = 0; t < times; t++) {
+        ++round;
+        for (Mat X : {D, A}) PetscCall(FillBlocks(X, da, round));
+        PetscCall(CheckEntries(D, A, cs, Fmt("%s, round %d", what.c_str(), round)));
+        PetscCall(EventCount("MatDiagAijPattern", &k));
+        PetscCall(Record(k == k0, cs, Fmt("%s, round %d: the aij copy's pattern is not derived again", what.c_str(), round), Fmt("MatDiagAijPattern began %d times", k - k0)));
+        PetscCall(MatGetNonzeroState(D, &sD1));
+        PetscCall(MatGetNonzeroState(A, &sA1));
+        PetscCall(Record(sD1 == sD && sA1 == sA, cs, Fmt("%s, round %d: the nonzero state stays", what.c_str(), round)));
+      }
+      PetscFunctionReturn(0);
+    };
+    PetscCall(reassemble("re-assembly", 4)); /* rounds 2 and 3: a zero becomes nonzero, a nonzero zero */
+    /* a new nonzero location, then an explicit zero where aij has no entry,
+       each on a stored diagonal of every process (offsets -3 and 3: the
+       blocks reach -2 .. 3 from an even row, -3 .. 2 from an odd one), then
+       an entry on a new diagonal (offset 14, on the first process) */
+    for (int step = 0; step < 3; step++) {
+      const char *what[] = {"a nonzero on a stored diagonal where aij has no entry", "an explicit zero on a stored diagonal where aij has no entry", "an entry on a new diagonal"};
+      PetscCall(MatGetNonzeroState(D, &sD));
+      PetscCall(MatGetNonzeroState(A, &sA));
+      PetscCall(EventCount("MatDiagAijPattern", &k0));
+      for (Mat X : {D, A}) {
+        const PetscInt p = PetscMax(xs, 2);
+        if (step == 0 && p < xs + xm) PetscCall(MatSetValue(X, 2 * p, 2 * p - 3, 0.5, INSERT_VALUES));
+        if (step == 1 && xm > 0 && 2 * xs + 4 < 2 * M) PetscCall(MatSetValue(X, 2 * xs + 1, 2 * xs + 4, 0.0, INSERT_VALUES));
+        if (step == 2 && g_rank == 0) PetscCall(MatSetValue(X, 0, 14, 2.0, INSERT_VALUES));
+        PetscCall(Assemble(X));
+      }
+      PetscCall(CheckEntries(D, A, cs, what[step]));
+      PetscCall(MatGetNonzeroState(D, &sD1));
+      PetscCall(MatGetNonzeroState(A, &sA1));
+      PetscCall(EventCount("MatDiagAijPattern", &k1));
+      PetscCall(Record(sA1 > sA, cs, Fmt("%s: aij's nonzero state increases", what[step])));
+      PetscCall(Record(sD1 > sD, cs, Fmt("%s: the nonzero state increases", what[step])));
+      PetscCall(Record(k1 > k0, cs, Fmt("%s: the aij copy's pattern is derived again", what[step])));
+      PetscCall(reassemble(what[step], 2));
+    }
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&da));
+  }
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -321,6 +506,7 @@ int main(int argc, char **argv)
               },
               {
                 {"options", TestOptions},
-                {"cancelled entries", TestCancelledEntries}
+                {"cancelled entries", TestCancelledEntries},
+                {"re-assembly with explicit zeros", TestReassemblyZeros}
               });
 }

@@ -433,22 +433,10 @@ PetscErrorCode MatAssemblyEnd_Diag(Mat A, MatAssemblyType type)
     a->assembly.structure_changed = PETSC_FALSE;
   }
   PetscCall(MatDiagSyncStructure_Private(A));
-  /* a value that became nonzero where the aij copy has no entry is a new
-     nonzero location, as it is for aij at its assembly: the copy is checked
-     (and refreshed) now, so that the nonzero state a preconditioner reads
-     at its next set-up tells it (else a factorization would reuse a
-     symbolic phase of another structure). Only matrices that keep a copy. */
-  if (a->aij.companion && a->aij.companion_nzstate == A->nonzerostate) {
-    Mat              C;
-    PetscObjectState state;
-    a->aij.companion_state = -1; /* refreshed whatever the state says */
-    A->assembled       = PETSC_TRUE; /* as MatAssemblyEnd() sets it after this op */
-    PetscCall(MatDiagGetCompanion_Private(A, "the new nonzero locations of an assembly", &C));
-    /* MatAssemblyEnd() increases the state by one after this op (3.18 and
-       3.25): the copy is current for that state */
-    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-    a->aij.companion_state = state + 1;
-  }
+  /* a new nonzero location where the aij copy has no entry raises the
+     nonzero state now, as for aij (companion/companion.cpp). Only matrices
+     that keep a copy. */
+  if (a->aij.companion && a->aij.companion_nzstate == A->nonzerostate) PetscCall(MatDiagCompanionAssemblyEnd_Private(A));
   if (!a->assembly.defer_upload) PetscCall(MatDiagDeviceTry(assembly_end, A));
   PetscFunctionReturn(0);
 }

@@ -157,6 +157,83 @@ static PetscErrorCode MatDiagAijView(Mat A, bool sticky, AijView *v)
   PetscFunctionReturn(0);
 }
 
+/* Whether the slots the kept pattern leaves out (DiagAijCopy::outside)
+   describe the structure of hm and remote (A's, or its HM view): found for
+   this nonzero state, scheme, diagonals and count of listed entries, with
+   the pattern of this nonzero state (the listed entries' positions change
+   only with the nonzero state, or all go onto diagonals). */
+static bool MatDiagOutsideValid(Mat A, const Hm &hm, const pdiag::RemoteEntries<PetscScalar> *remote)
+{
+  const Mat_Diag *a = (const Mat_Diag *)A->data;
+  return a->aij.outside_nzstate == A->nonzerostate && a->aij.pattern_nzstate == A->nonzerostate && a->aij.outside_scheme == a->scheme && a->aij.outside_listed == (remote ? remote->size() : 0) && a->aij.outside_offsets == hm.offsets;
+}
+
+/* Keeps `outside`, the slots that the kept pattern (a->aij.rowptr, colidx),
+   the rule's for A's values now, leaves out. */
+static PetscErrorCode MatDiagOutsideKeep(Mat A, const AijView &v, std::vector<Index> &&outside)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  a->aij.ForgetOutside();
+  PetscCallCXX(a->aij.outside_offsets = v.hm->offsets);
+  a->aij.outside         = std::move(outside);
+  a->aij.outside_nzstate = A->nonzerostate;
+  a->aij.outside_scheme  = a->scheme;
+  a->aij.outside_listed  = v.remote ? v.remote->size() : 0;
+  a->aij.outside_zeros   = a->assembly.zero_sets.stamp();
+  PetscFunctionReturn(0);
+}
+
+/* Finds and keeps the slots that the kept pattern, the rule's for A's
+   values now, leaves out. */
+static PetscErrorCode MatDiagOutsideFind(Mat A, const AijView &v)
+{
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  std::vector<Index> outside;
+  bool               subset;
+
+  PetscFunctionBegin;
+  a->aij.ForgetOutside();
+  DiagCallKernel(subset = pdiag::hm_slots_outside_csr(*v.hm, a->aij.rowptr, a->aij.colidx, outside, v.remote));
+  if (subset) PetscCall(MatDiagOutsideKeep(A, v, std::move(outside))); /* else not a pattern of the stored entries: the rule decides each time */
+  PetscFunctionReturn(0);
+}
+
+/* Whether the kept pattern is still the rule's for A's values (*same),
+   decided by the slots it leaves out: no left-out entry is nonzero, and
+   the zeros set since the slots were found lie in the pattern. *known is
+   false when the slots do not describe A's structure, or the set zeros
+   changed otherwise than by one merge since (the rule must decide). With
+   use_checked, an assembly's finding for A's state `state`
+   (outside_checked) stands. Local. */
+static PetscErrorCode MatDiagOutsideCheck(Mat A, const AijView &v, PetscBool use_checked, PetscObjectState state, PetscBool *known, PetscBool *same)
+{
+  Mat_Diag                 *a = (Mat_Diag *)A->data;
+  const pdiag::PositionSet &z = a->assembly.zero_sets;
+  bool                      held, nonzero;
+
+  PetscFunctionBegin;
+  *known = *same = PETSC_FALSE;
+  if (!MatDiagOutsideValid(A, *v.hm, v.remote)) PetscFunctionReturn(0);
+  if (a->aij.outside_zeros != z.stamp()) {
+    if (a->aij.outside_zeros != z.stamp_before_merge()) PetscFunctionReturn(0);
+    DiagCallKernel(held = pdiag::csr_holds_positions(a->aij.rowptr, a->aij.colidx, a->layout.row_begin, z.last_added()));
+    *known = PETSC_TRUE;
+    if (!held) PetscFunctionReturn(0); /* a zero set where the copy has no entry */
+    a->aij.outside_zeros   = z.stamp();
+    a->aij.outside_checked = -1;
+  }
+  *known = PETSC_TRUE;
+  if (use_checked && a->aij.outside_checked == state) {
+    *same = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  DiagCallKernel(nonzero = pdiag::hm_slots_any_nonzero(*v.hm, a->aij.outside, v.remote));
+  *same = nonzero ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* The entries aij would hold as CSR of the local rows (global columns). */
 static PetscErrorCode MatDiagLocalCSR(Mat A, bool sticky, pdiag::Csr<PetscScalar> *csr)
 {
@@ -474,27 +551,60 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscCall(MatDiagAijView(A, true, &v));
   /* the pattern checked without building it: a value that became nonzero
      where the copy had no entry is a new nonzero location */
-  if (same_structure && a->aij.pattern_nzstate == A->nonzerostate) DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij.rowptr, a->aij.colidx, v.remote) ? PETSC_TRUE : PETSC_FALSE);
+  if (same_structure && a->aij.pattern_nzstate == A->nonzerostate) {
+    PetscBool known;
+    PetscCall(MatDiagOutsideCheck(A, v, PETSC_TRUE, state, &known, &same));
+    if (!known) {
+      PetscCall(PetscLogEventBegin(MATDIAG_AijPattern, A, 0, 0, 0));
+      DiagCallKernel(same = pdiag::hm_csr_pattern_equals_if(*v.hm, v.rule, a->aij.rowptr, a->aij.colidx, v.remote) ? PETSC_TRUE : PETSC_FALSE);
+      if (same) PetscCall(MatDiagOutsideFind(A, v));
+      PetscCall(PetscLogEventEnd(MATDIAG_AijPattern, A, 0, 0, 0));
+    }
+  }
   PetscCall(MPIU_Allreduce(&same, &all_same, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (all_same) {
-    PetscBool seq;
+    PetscBool  seq;
+    const bool by_slots = MatDiagOutsideValid(A, *v.hm, v.remote);
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)a->aij.companion, MATSEQAIJ, &seq));
     if (seq) { /* same order as aij's rows: the values straight into its array */
       PetscScalar *out;
       PetscCall(MatSeqAIJGetArrayWrite(a->aij.companion, &out));
-      DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote));
+      if (by_slots) DiagCallKernel(pdiag::hm_csr_values_except(*v.hm, a->aij.outside, out, v.remote));
+      else DiagCallKernel(pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote));
       PetscCall(MatSeqAIJRestoreArrayWrite(a->aij.companion, &out));
     } else {
-      DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule, v.remote));
+      if (by_slots) {
+        PetscCallCXX({
+          csr.rowptr = a->aij.rowptr;
+          csr.colidx = a->aij.colidx;
+          csr.vals.resize(csr.colidx.size());
+        });
+        DiagCallKernel(pdiag::hm_csr_values_except(*v.hm, a->aij.outside, csr.vals.data(), v.remote));
+      } else DiagCallKernel(csr = pdiag::hm_to_csr_if(*v.hm, v.rule, v.remote));
       PetscCall(MatDiagRefreshAIJ(A, csr, a->aij.companion));
     }
   } else {
     Mat                fresh;
-    std::vector<Index> rowptr, colidx;
+    std::vector<Index> rowptr, colidx, outside;
+    bool               subset;
     if (same_structure) A->nonzerostate++; /* a nonzero appeared where the copy had no entry: a new nonzero location, as for aij */
     PetscCall(PetscInfo(A, "diag: building an aij copy of this %s matrix for %s (kept with the matrix, refreshed when its values change)\n", ((PetscObject)A)->type_name, purpose));
-    DiagCallKernel(pdiag::hm_csr_pattern_if(*v.hm, v.rule, rowptr, colidx, v.remote));
-    PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_if(*v.hm, v.rule, out, v.remote); }, MATAIJ, &fresh));
+    /* the rule's pattern in one pass (room for every stored entry), then the
+       values by the slots it leaves out */
+    PetscCall(PetscLogEventBegin(MATDIAG_AijPattern, A, 0, 0, 0));
+    PetscCallCXX({
+      rowptr.resize(static_cast<std::size_t>(A->rmap->n) + 1);
+      colidx.resize(static_cast<std::size_t>(v.hm->nstored() + (v.remote ? v.remote->size() : 0)));
+    });
+    DiagCallKernel(pdiag::hm_csr_pattern_if_into(*v.hm, v.rule, rowptr.data(), colidx.data(), v.remote));
+    PetscCallCXX({
+      colidx.resize(static_cast<std::size_t>(rowptr.back()));
+      colidx.shrink_to_fit();
+    });
+    PetscCall(PetscLogEventEnd(MATDIAG_AijPattern, A, 0, 0, 0));
+    DiagCallKernel(subset = pdiag::hm_slots_outside_csr(*v.hm, rowptr, colidx, outside, v.remote));
+    PetscCheck(subset, PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag: the aij copy's pattern holds an entry that is not stored");
+    PetscCall(MatDiagAIJFromPattern(A, rowptr, colidx, [&](PetscScalar *out) { pdiag::hm_csr_values_except(*v.hm, outside, out, v.remote); }, MATAIJ, &fresh));
     a->aij.companion_builds++;
     if (a->aij.companion) PetscCall(MatHeaderReplace(a->aij.companion, &fresh)); /* handles others hold stay valid */
     else a->aij.companion = fresh;
@@ -506,6 +616,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     PetscCallCXX(a->aij.colidx = std::move(colidx));
     a->aij.pattern_nzstate     = A->nonzerostate;
     a->aij.pattern_has_stencil = PETSC_TRUE;
+    PetscCall(MatDiagOutsideKeep(A, v, std::move(outside)));
   }
   if (A->factorprefix) PetscCall(MatSetOptionsPrefixFactor(a->aij.companion, A->factorprefix));
   PetscCall(MatDiagSyncProperties_Private(A, a->aij.companion));
@@ -515,23 +626,78 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
   PetscFunctionReturn(0);
 }
 
+/* MatAssemblyEnd of A, which keeps a companion of its structure. A value
+   that became nonzero where the copy has no entry, or a zero set there, is
+   a new nonzero location, as it is for aij at its assembly: the nonzero
+   state increases now, so that a preconditioner's next set-up reads it
+   (else a factorization would reuse a symbolic phase of another
+   structure). With the slots the kept pattern leaves out this is a look at
+   those entries and at the new set zeros, and the copy takes the values
+   when it is next asked for; otherwise the copy is checked and refreshed
+   now. Collective. */
+PetscErrorCode MatDiagCompanionAssemblyEnd_Private(Mat A)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  PetscObjectState state;
+  PetscBool        known, same, mine, all;
+  Mat              C;
+
+  PetscFunctionBegin;
+  A->assembled           = PETSC_TRUE; /* as MatAssemblyEnd() sets it after this op */
+  a->aij.outside_checked = -1;         /* A's state has not changed since the last assembly, its values have */
+  /* MatAssemblyEnd() increases the state by one after this op (3.18 and
+     3.25): what is found here holds for that state */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  {
+    AijView v;
+    PetscCall(MatDiagAijView(A, true, &v));
+    PetscCall(MatDiagOutsideCheck(A, v, PETSC_FALSE, state, &known, &same));
+  }
+  mine = (known && same) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MPIU_Allreduce(&mine, &all, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (all) {
+    a->aij.outside_checked = state + 1;
+    PetscFunctionReturn(0);
+  }
+  a->aij.companion_state = -1; /* refreshed whatever the state says */
+  PetscCall(MatDiagGetCompanion_Private(A, "the new nonzero locations of an assembly", &C));
+  a->aij.companion_state = state + 1;
+  PetscFunctionReturn(0);
+}
+
 /* A takes the values of its companion C (same structure or a part of it):
    after an operation that computed them in the aij copy (a finite-difference
    Jacobian). The companion stays current. Collective. */
 PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
 {
-  Mat_Diag *a = (Mat_Diag *)A->data;
-  Mat       C = a->aij.companion;
+  Mat_Diag                          *a = (Mat_Diag *)A->data;
+  Mat                                C = a->aij.companion;
+  pdiag::RemoteEntries<PetscScalar> *remote = a->remote.empty() ? nullptr : &a->remote;
+  PetscBool                          seq;
 
   PetscFunctionBegin;
-  PetscCall(MatZeroEntries(A));
-  for (PetscInt i = A->rmap->rstart; i < A->rmap->rend; i++) {
-    PetscInt           nc;
-    const PetscInt    *cols;
-    const PetscScalar *vals;
-    PetscCall(MatGetRow(C, i, &nc, &cols, &vals));
-    PetscCall(MatSetValues(A, 1, &i, nc, cols, vals, INSERT_VALUES));
-    PetscCall(MatRestoreRow(C, i, &nc, &cols, &vals));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATSEQAIJ, &seq));
+  if (seq && a->scheme == pdiag::Scheme::HM && a->assembly.staged.empty() && a->aij.companion_nzstate == A->nonzerostate && MatDiagOutsideValid(A, a->hm, remote)) {
+    /* the companion's pattern is the kept one: its values go straight into
+       their slots, the left-out entries become zero, and its explicit zeros
+       are set zeros, as MatZeroEntries() and MatSetValues() of its rows
+       below would leave them */
+    const PetscScalar *in;
+    PetscCall(MatDiagDeviceTry(host_values_ensure, A));
+    MatDiagValuesChanged(A);
+    PetscCall(MatSeqAIJGetArrayRead(C, &in));
+    DiagCallKernel(pdiag::hm_csr_values_take_except(a->hm, a->aij.outside, in, [a](Index i, Index j) { a->assembly.zero_sets.record(i, j); }, remote));
+    PetscCall(MatSeqAIJRestoreArrayRead(C, &in));
+  } else {
+    PetscCall(MatZeroEntries(A));
+    for (PetscInt i = A->rmap->rstart; i < A->rmap->rend; i++) {
+      PetscInt           nc;
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(C, i, &nc, &cols, &vals));
+      PetscCall(MatSetValues(A, 1, &i, nc, cols, vals, INSERT_VALUES));
+      PetscCall(MatRestoreRow(C, i, &nc, &cols, &vals));
+    }
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -548,6 +714,7 @@ PetscErrorCode MatDiagSetAijPattern_Private(Mat A, Index nnz, const Index *rows,
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  a->aij.ForgetOutside(); /* a pattern the rule did not choose */
   DiagCallKernel(pdiag::coo_pattern(a->layout, nnz, rows, cols, a->aij.rowptr, a->aij.colidx));
   a->aij.pattern_nzstate     = A->nonzerostate;
   a->aij.pattern_has_stencil = PETSC_FALSE;
@@ -562,6 +729,7 @@ PetscErrorCode MatDiagSetAijPatternCSR_Private(Mat A, PetscInt m, const PetscInt
   Mat_Diag *a = (Mat_Diag *)A->data;
 
   PetscFunctionBegin;
+  a->aij.ForgetOutside(); /* a pattern the rule did not choose */
   PetscCallCXX(a->aij.rowptr.assign(ia, ia + m + 1));
   PetscCallCXX(a->aij.colidx.assign(ja, ja + ia[m]));
   a->aij.pattern_nzstate     = A->nonzerostate;
@@ -625,6 +793,7 @@ PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *a)
 {
   PetscFunctionBegin;
   PetscCall(MatDestroy(&a->aij.companion));
+  a->aij.ForgetOutside();
   a->aij.rowptr.clear();
   a->aij.colidx.clear();
   a->aij.pattern_nzstate = -1;

@@ -10,6 +10,7 @@
 
 #include "pdiag/convert.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,29 @@ struct DiagAijCopy {
   std::vector<Index> rowptr, colidx;
   PetscObjectState   pattern_nzstate     = -1;
   PetscBool          pattern_has_stencil = PETSC_FALSE; /* built by the aij copy's rule, which keeps a DMDA stencil's stored couplings */
+  /* the stored entries that pattern leaves out (pdiag::hm_slots_outside_csr:
+     slots of the HM storage the copy is read from, listed entries after
+     them), found when the copy was built with the pattern or the pattern
+     was checked against the rule (AijEntries). While they describe the
+     structure (nonzero state, scheme, the HM storage's diagonals, the count
+     of listed entries), the pattern stays the
+     rule's as long as no left-out entry becomes nonzero and no zero is set
+     outside it: a refresh checks that and copies the values by the slots,
+     without the rule. outside_zeros: the stamp of the set zeros
+     (Mat_Diag::assembly.zero_sets) the pattern holds; outside_checked: A's
+     object state an assembly found the pattern current for. */
+  std::vector<Index> outside;
+  PetscObjectState   outside_nzstate = -1, outside_checked = -1;
+  pdiag::Scheme      outside_scheme  = pdiag::Scheme::HM;
+  std::vector<Index> outside_offsets;
+  Index              outside_listed = -1;
+  std::uint64_t      outside_zeros   = 0;
+  void               ForgetOutside()
+  {
+    std::vector<Index>().swap(outside);
+    outside_offsets.clear();
+    outside_nzstate = outside_checked = -1;
+  }
   /* how many local entries an aij matrix of this operator holds
      (MatGetInfo's nz_used), for the object and nonzero states named */
   Index            count         = 0;
@@ -59,6 +83,7 @@ PETSC_INTERN PetscErrorCode MatDiagGetCompanion_Private(Mat, const char *, Mat *
 PETSC_INTERN PetscErrorCode MatDiagCopyAIJValues_Private(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatDiagUsesInodes_Private(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatDiagTakeCompanionValues_Private(Mat);
+PETSC_INTERN PetscErrorCode MatDiagCompanionAssemblyEnd_Private(Mat);
 PETSC_INTERN PetscErrorCode MatDiagCompanionDestroy_Private(Mat_Diag *);
 
 /* companion/companion_ops.cpp */

@@ -225,6 +225,7 @@ static PetscErrorCode MatDiagCopyStorage(Mat A, Mat B, PetscBool values)
     b->assembly.zero_sets     = a->assembly.zero_sets; /* positions, kept as aij keeps its pattern */
     b->aij.dropped_rows  = a->aij.dropped_rows;
   });
+  b->aij.ForgetOutside(); /* found for B's aij pattern, which may change below */
   if (!values) {
     std::fill(b->hm.val.begin(), b->hm.val.end(), 0.0);
     std::fill(b->cdm.val.begin(), b->cdm.val.end(), 0.0);
