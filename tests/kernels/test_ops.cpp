@@ -563,7 +563,8 @@ BOOST_AUTO_TEST_CASE(bad_input_and_messages) {
 // entries kept: block tridiagonal matrices with 3x3 blocks (every row of a
 // block has the same columns: runs of 3, cut by the limit), a row block of
 // the same matrix, the random cases (runs of 1 almost everywhere) and a
-// keep rule that drops an entry (its row then starts a run of its own).
+// keep rule that drops an entry (its row then starts a run of its own);
+// csr_inode_sizes on the CSR pattern of the same entries.
 namespace {
 std::vector<Index> aij_inode_sizes(const std::vector<std::vector<Index>>& rows, Index limit) {
   std::vector<Index> sizes;
@@ -608,6 +609,9 @@ BOOST_AUTO_TEST_CASE(inode_sizes_as_aij_finds_them) {
       rows.push_back(cols);
     }
     BOOST_TEST(inode_sizes_if(B.view(), limit, keep) == aij_inode_sizes(rows, limit));
+    std::vector<Index> rowptr, colidx;
+    hm_csr_pattern_if(B, keep, rowptr, colidx);
+    BOOST_TEST(csr_inode_sizes(rowptr, colidx, limit) == aij_inode_sizes(rows, limit));
   };
   const auto nonzero = [](Index, Index, double v) { return v != 0.0; };
   for (Index limit : {1, 2, 3, 5}) {
@@ -628,5 +632,7 @@ BOOST_AUTO_TEST_CASE(inode_sizes_as_aij_finds_them) {
       rows.push_back(cols);
     }
     BOOST_TEST(inode_sizes_if(c.hm.view(), 5, [](Index, Index, double) { return true; }) == aij_inode_sizes(rows, 5));
+    const Csr<double> all = hm_to_csr(c.hm, true);
+    BOOST_TEST(csr_inode_sizes(all.rowptr, all.colidx, 5) == aij_inode_sizes(rows, 5));
   });
 }

@@ -338,6 +338,25 @@ std::vector<Index> inode_sizes_if(const V& A, Index limit, Keep&& keep) {
   return sizes;
 }
 
+/// The same runs from a CSR pattern of the rows (rowptr, colidx; columns
+/// ascending): for a caller that holds the pattern the rule keeps, which
+/// then need not be asked again.
+inline std::vector<Index> csr_inode_sizes(const std::vector<Index>& rowptr, const std::vector<Index>& colidx, Index limit) {
+  std::vector<Index> sizes;
+  const Index m = Index(rowptr.size()) - 1;
+  const auto same_columns = [&](Index a, Index b) {
+    return rowptr[a + 1] - rowptr[a] == rowptr[b + 1] - rowptr[b] && std::equal(colidx.begin() + rowptr[a], colidx.begin() + rowptr[a + 1], colidx.begin() + rowptr[b]);
+  };
+  for (Index i = 0; i < m;) {
+    Index j = i + 1, size = 1;
+    for (; j < m && size < limit; ++j, ++size)
+      if (!same_columns(i, j)) break;
+    sizes.push_back(size);
+    i = j;
+  }
+  return sizes;
+}
+
 /// All stored entries of global row i, stored zeros included.
 template <class V, ops_detail::if_view<V> = 0>
 void get_row(const V& A, Index i, std::vector<Index>& cols,

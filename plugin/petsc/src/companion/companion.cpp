@@ -297,8 +297,9 @@ PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
    a block Gauss-Seidel with the runs' diagonal blocks inverted (for omega =
    1 and no shift), and converges otherwise than point SOR. Decided as
    MatSeqAIJCheckInode decides (-mat_no_inode, -mat_inode_limit, at most
-   0.8 runs per row), on the entries aij would hold; kept per state of the
-   values. */
+   0.8 runs per row), on the entries aij would hold (the kept aij pattern
+   while the slots it leaves out say it is the rule's); kept per state of
+   the values. */
 PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
@@ -313,12 +314,21 @@ PetscErrorCode MatDiagUsesInodes_Private(Mat A, PetscBool *use)
   const PetscInt limit = a->opt.inode_limit; /* aij's options, read at creation (MatDiagInodeOptions) */
   *use                 = PETSC_FALSE;
   if (a->opt.inode_allowed && A->rmap->n > 0 && limit > 1) {
-    AijEntries         rule;
-    const Hm          *hm; /* CDM storage: the HM copy SOR sweeps on, kept per state */
     std::vector<Index> sizes;
-    PetscCall(MatDiagHm_Private(A, &hm));
-    PetscCall(MatDiagAijEntries(A, true, &rule));
-    DiagCallKernel(sizes = pdiag::inode_sizes_if(hm->view(), (Index)limit, rule));
+    PetscBool          known = PETSC_FALSE, same = PETSC_FALSE;
+    if (a->scheme == pdiag::Scheme::HM && a->aij.pattern_nzstate == A->nonzerostate) { /* the kept pattern, if it is the rule's now */
+      AijView v;
+      PetscCall(MatDiagAijView(A, true, &v));
+      PetscCall(MatDiagOutsideCheck(A, v, PETSC_TRUE, state, &known, &same));
+    }
+    if (known && same) DiagCallKernel(sizes = pdiag::csr_inode_sizes(a->aij.rowptr, a->aij.colidx, (Index)limit));
+    else {
+      AijEntries rule;
+      const Hm  *hm; /* CDM storage: the HM copy SOR sweeps on, kept per state */
+      PetscCall(MatDiagHm_Private(A, &hm));
+      PetscCall(MatDiagAijEntries(A, true, &rule));
+      DiagCallKernel(sizes = pdiag::inode_sizes_if(hm->view(), (Index)limit, rule));
+    }
     *use = (double)sizes.size() <= 0.8 * (double)A->rmap->n ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscInfo(A, "diag: %zu inodes of %" PetscInt_FMT " rows: aij would %s inode routines\n", sizes.size(), A->rmap->n, *use ? "use" : "not use"));
   }
