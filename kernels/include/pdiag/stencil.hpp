@@ -174,6 +174,7 @@ class GridStencilPattern {
     const std::size_t w2 = static_cast<std::size_t>(g_.dof * g_.dof);
     if ((!g_.dfill.empty() && g_.dfill.size() != w2) || (!g_.ofill.empty() && g_.ofill.size() != w2))
       throw FormatError("grid stencil fill patterns must be dof x dof");
+    pts_ = stencil_points(g_);
   }
   GridStencilPattern(const GridStencilPattern&) = delete;  // num_ refers to g_
   GridStencilPattern& operator=(const GridStencilPattern&) = delete;
@@ -207,7 +208,8 @@ class GridStencilPattern {
   std::vector<Index> couplings(Index row) const {
     const Point r = point_of(row);
     std::vector<Index> cols;
-    for (const auto& o : stencil_points(g_)) {
+    cols.reserve(pts_.size() * static_cast<std::size_t>(g_.dof));
+    for (const auto& o : pts_) {
       std::array<Index, 3> q{};
       bool inside = true, same = true;
       for (int a = 0; a < 3 && inside; ++a) {
@@ -296,6 +298,7 @@ class GridStencilPattern {
   }
   GridStencil g_;
   detail::GridNumbering num_;
+  std::vector<std::array<Index, 3>> pts_;  // stencil_points(g_)
 };
 
 }  // namespace pdiag
