@@ -272,7 +272,8 @@ PetscErrorCode MatDiagAijEntriesMask_Private(Mat A, const Hm &hm, std::vector<un
 
 /* How many local entries an aij matrix of A holds (MatGetInfo's nz_used:
    GAMG's operator complexity and the views count with it), kept until A's
-   state or nonzero state changes. */
+   state or nonzero state changes: the kept pattern's, while the slots it
+   leaves out say it is the rule's. */
 PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
@@ -281,9 +282,12 @@ PetscErrorCode MatDiagAijEntryCount_Private(Mat A, Index *count)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (a->aij.count_state != state || a->aij.count_nzstate != A->nonzerostate) {
-    AijView v;
+    AijView   v;
+    PetscBool known = PETSC_FALSE, same = PETSC_FALSE;
     PetscCall(MatDiagAijView(A, true, &v));
-    DiagCallKernel(a->aij.count = pdiag::hm_count_if(*v.hm, v.rule, v.remote));
+    if (a->aij.pattern_nzstate == A->nonzerostate) PetscCall(MatDiagOutsideCheck(A, v, PETSC_TRUE, state, &known, &same));
+    if (known && same) a->aij.count = (Index)a->aij.colidx.size(); /* the kept pattern is the rule's */
+    else DiagCallKernel(a->aij.count = pdiag::hm_count_if(*v.hm, v.rule, v.remote));
     a->aij.count_state   = state;
     a->aij.count_nzstate = A->nonzerostate;
   }
