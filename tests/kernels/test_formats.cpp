@@ -211,8 +211,8 @@ BOOST_AUTO_TEST_CASE(csr_values_by_slots_outside_pattern) {
 
 // PositionSet against std::set: positions recorded in order (an assembly's
 // rows), again (a re-assembly: nothing joins), in random order, with
-// repeats; merges, the positions a merge added and its stamps, rows
-// erased, cleared.
+// repeats, few or many at once; merges, the positions a merge added and its
+// stamps, rows erased, cleared.
 BOOST_AUTO_TEST_CASE(position_set_matches_std_set) {
   std::mt19937_64 rng(79);
   std::uniform_int_distribution<Index> row(0, 199), col(0, 49);
@@ -224,7 +224,7 @@ BOOST_AUTO_TEST_CASE(position_set_matches_std_set) {
     const int kind = round % 4;  // 0 ascending, 1 the list itself again, 2 random, 3 descending
     if (kind == 1) rec = P.list();
     else
-      for (int e = 0; e < 60; ++e) rec.emplace_back(row(rng), col(rng));
+      for (int e = 0; e < (round == 22 ? 4000 : 60); ++e) rec.emplace_back(row(rng), col(rng));  // round 22: many, merged in one pass
     if (kind == 0) std::sort(rec.begin(), rec.end());
     if (kind == 3) std::sort(rec.rbegin(), rec.rend());
     if (round % 5 == 0 && !rec.empty()) rec.push_back(rec.front());  // a repeat

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -56,18 +57,25 @@ class PositionSet {
   /// (sorted), stamp_before_merge() the stamp list() had before.
   bool merge() {
     if (pending_.empty()) return false;
-    std::sort(pending_.begin(), pending_.end());
+    if (!std::is_sorted(pending_.begin(), pending_.end())) std::sort(pending_.begin(), pending_.end());  // an assembly's rows often come in order
     pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
     std::vector<Position> added;
     added.reserve(pending_.size());
-    for (const Position& p : pending_)  // record() checked them, but list() may have changed since
-      if (!std::binary_search(list_.begin(), list_.end(), p)) added.push_back(p);
-    pending_.clear();
-    pending_.shrink_to_fit();
+    // record() checked them, but list() may have changed since: a search
+    // each when they are few, one pass over both lists otherwise
+    const std::size_t n = list_.size(), k = pending_.size();
+    std::size_t log_n = 1;
+    while ((std::size_t(1) << log_n) < n) ++log_n;
+    if (k * log_n < n + k) {
+      for (const Position& p : pending_)
+        if (!std::binary_search(list_.begin(), list_.end(), p)) added.push_back(p);
+    } else std::set_difference(pending_.begin(), pending_.end(), list_.begin(), list_.end(), std::back_inserter(added));
+    std::vector<Position>().swap(pending_);
     if (added.empty()) return false;
-    const std::size_t old = list_.size();
-    list_.insert(list_.end(), added.begin(), added.end());
-    std::inplace_merge(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(old), list_.end());
+    std::vector<Position> merged;
+    merged.reserve(n + added.size());
+    std::merge(list_.begin(), list_.end(), added.begin(), added.end(), std::back_inserter(merged));
+    list_.swap(merged);
     added_ = std::move(added);
     added_base_ = stamp_;
     stamp_ = new_stamp();
