@@ -242,8 +242,10 @@ BOOST_AUTO_TEST_CASE(position_set_matches_std_set) {
       BOOST_TEST(!P.waiting());
       if (grew) {
         BOOST_TEST(P.stamp() != before);
-        BOOST_TEST(P.stamp_before_merge() == before);
-        BOOST_TEST(P.last_added() == std::vector<Position>(added.begin(), added.end()));
+        if (8 * added.size() <= ref.size() && ref.size() > added.size()) {  // few added to a list: kept
+          BOOST_TEST(P.stamp_before_merge() == before);
+          BOOST_TEST(P.last_added() == std::vector<Position>(added.begin(), added.end()));
+        } else BOOST_TEST(P.stamp_before_merge() == 0u);
       } else BOOST_TEST(P.stamp() == before);
     }
   }

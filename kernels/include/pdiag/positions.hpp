@@ -28,8 +28,8 @@ using Position = std::pair<Index, Index>;
 /// stamp() identifies the contents of list(): every change gives a new
 /// stamp, unique over all sets (a copy has its source's), so a caller that
 /// remembers a stamp knows the list is the one it saw. merge() also keeps
-/// what it added (last_added()) and the stamp it changed (stamp_before_merge()),
-/// for a caller that saw the list before the last merge.
+/// what it added, when that is little (last_added()), and the stamp it
+/// changed (stamp_before_merge()), for a caller that saw the list before.
 class PositionSet {
  public:
   PositionSet() : stamp_(new_stamp()) {}
@@ -53,14 +53,25 @@ class PositionSet {
   }
 
   /// Merges the positions recorded since the last merge that list() does not
-  /// hold; true when list() grew. last_added() are then those positions
-  /// (sorted), stamp_before_merge() the stamp list() had before.
+  /// hold; true when list() grew. stamp_before_merge() is then the stamp
+  /// list() had before, and last_added() the positions it added when they
+  /// are few (at most an eighth of the list: no second copy of a list built
+  /// in one merge); else stamp_before_merge() is 0, as after clear().
   bool merge() {
     if (pending_.empty()) return false;
     if (!std::is_sorted(pending_.begin(), pending_.end())) std::sort(pending_.begin(), pending_.end());  // an assembly's rows often come in order
     pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
+    const std::uint64_t before = stamp_;
+    if (list_.empty()) {  // the first positions: the list itself
+      added_.clear();
+      added_base_ = 0;
+      list_.swap(pending_);
+      std::vector<Position>().swap(pending_);
+      stamp_ = new_stamp();
+      cursor_ = 0;
+      return true;
+    }
     std::vector<Position> added;
-    added.reserve(pending_.size());
     // record() checked them, but list() may have changed since: a search
     // each when they are few, one pass over both lists otherwise
     const std::size_t n = list_.size(), k = pending_.size();
@@ -72,18 +83,22 @@ class PositionSet {
     } else std::set_difference(pending_.begin(), pending_.end(), list_.begin(), list_.end(), std::back_inserter(added));
     std::vector<Position>().swap(pending_);
     if (added.empty()) return false;
+    added_.clear();
+    added_base_ = 0;
     std::vector<Position> merged;
     merged.reserve(n + added.size());
     std::merge(list_.begin(), list_.end(), added.begin(), added.end(), std::back_inserter(merged));
     list_.swap(merged);
-    added_ = std::move(added);
-    added_base_ = stamp_;
+    if (8 * added.size() <= list_.size()) {
+      added_ = std::move(added);
+      added_base_ = before;
+    }
     stamp_ = new_stamp();
     cursor_ = 0;
     return true;
   }
 
-  /// The positions the last merge() that changed list() added.
+  /// The positions the last merge() added, when it kept them (see merge()).
   const std::vector<Position>& last_added() const { return added_; }
   std::uint64_t stamp() const { return stamp_; }
   std::uint64_t stamp_before_merge() const { return added_base_; }

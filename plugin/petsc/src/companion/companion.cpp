@@ -202,9 +202,9 @@ static PetscErrorCode MatDiagOutsideFind(Mat A, const AijView &v)
 
 /* Whether the kept pattern is still the rule's for A's values (*same),
    decided by the slots it leaves out: no left-out entry is nonzero, and
-   the zeros set since the slots were found lie in the pattern. *known is
-   false when the slots do not describe A's structure, or the set zeros
-   changed otherwise than by one merge since (the rule must decide). With
+   the set zeros lie in the pattern (those of the last merge, when they are
+   the only ones added since the slots were found). *known is false when
+   the slots do not describe A's structure (the rule must decide). With
    use_checked, an assembly's finding for A's state `state`
    (outside_checked) stands. Local. */
 static PetscErrorCode MatDiagOutsideCheck(Mat A, const AijView &v, PetscBool use_checked, PetscObjectState state, PetscBool *known, PetscBool *same)
@@ -216,9 +216,9 @@ static PetscErrorCode MatDiagOutsideCheck(Mat A, const AijView &v, PetscBool use
   PetscFunctionBegin;
   *known = *same = PETSC_FALSE;
   if (!MatDiagOutsideValid(A, *v.hm, v.remote)) PetscFunctionReturn(0);
-  if (a->aij.outside_zeros != z.stamp()) {
-    if (a->aij.outside_zeros != z.stamp_before_merge()) PetscFunctionReturn(0);
-    DiagCallKernel(held = pdiag::csr_holds_positions(a->aij.rowptr, a->aij.colidx, a->layout.row_begin, z.last_added()));
+  if (a->aij.outside_zeros != z.stamp()) { /* the zeros added by the last merge, if it kept them, else all */
+    const bool last = a->aij.outside_zeros == z.stamp_before_merge();
+    DiagCallKernel(held = pdiag::csr_holds_positions(a->aij.rowptr, a->aij.colidx, a->layout.row_begin, last ? z.last_added() : z.list()));
     *known = PETSC_TRUE;
     if (!held) PetscFunctionReturn(0); /* a zero set where the copy has no entry */
     a->aij.outside_zeros   = z.stamp();
