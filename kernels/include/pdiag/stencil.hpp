@@ -206,9 +206,14 @@ class GridStencilPattern {
   /// The columns row couples to (contains' set for the row), sorted: for a
   /// caller with many questions about one row.
   std::vector<Index> couplings(Index row) const {
-    const Point r = point_of(row);
     std::vector<Index> cols;
-    cols.reserve(pts_.size() * static_cast<std::size_t>(g_.dof));
+    couplings_into(row, cols);
+    return cols;
+  }
+  /// The same into cols (replaced), for a caller asking row after row.
+  void couplings_into(Index row, std::vector<Index>& cols) const {
+    const Point r = point_of(row);
+    cols.clear();
     for (const auto& o : pts_) {
       std::array<Index, 3> q{};
       bool inside = true, same = true;
@@ -224,7 +229,6 @@ class GridStencilPattern {
     }
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    return cols;
   }
 
   /// The rows of rank's box (global, ascending) whose points lie within

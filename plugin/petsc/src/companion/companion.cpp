@@ -100,17 +100,29 @@ struct AijEntries {
     const auto first = prev_colidx->begin() + (*prev_rowptr)[i - r0], last = prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1];
     return std::binary_search(first, last, j);
   }
-  /* KeepsZero's columns of row i: the stencil's couplings, the set zeros, the previous pattern's */
+  /* KeepsZero's columns of row i: the stencil's couplings, the set zeros,
+     the previous pattern's (each list sorted: sorted together only when
+     more than one gives columns) */
   void ListZerosKept(Index i) const
   {
+    int lists = 0;
     row_zero_cols.clear();
-    if (AsksStencil(i)) row_zero_cols = stencil->couplings(i);
-    if (zero_sets) {
-      const auto lo = std::lower_bound(zero_sets->begin(), zero_sets->end(), std::make_pair(i, std::numeric_limits<Index>::min()));
-      for (auto it = lo; it != zero_sets->end() && it->first == i; ++it) row_zero_cols.push_back(it->second);
+    if (AsksStencil(i)) {
+      stencil->couplings_into(i, row_zero_cols);
+      lists += !row_zero_cols.empty();
     }
-    if (prev_rowptr) row_zero_cols.insert(row_zero_cols.end(), prev_colidx->begin() + (*prev_rowptr)[i - r0], prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1]);
-    std::sort(row_zero_cols.begin(), row_zero_cols.end());
+    if (zero_sets) {
+      const std::size_t before = row_zero_cols.size();
+      const auto        lo     = std::lower_bound(zero_sets->begin(), zero_sets->end(), std::make_pair(i, std::numeric_limits<Index>::min()));
+      for (auto it = lo; it != zero_sets->end() && it->first == i; ++it) row_zero_cols.push_back(it->second);
+      lists += row_zero_cols.size() > before;
+    }
+    if (prev_rowptr) {
+      const std::size_t before = row_zero_cols.size();
+      row_zero_cols.insert(row_zero_cols.end(), prev_colidx->begin() + (*prev_rowptr)[i - r0], prev_colidx->begin() + (*prev_rowptr)[i - r0 + 1]);
+      lists += row_zero_cols.size() > before;
+    }
+    if (lists > 1) std::sort(row_zero_cols.begin(), row_zero_cols.end());
     row_cached = i;
     row_cursor = 0;
   }
@@ -613,7 +625,7 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
     DiagCallKernel(pdiag::hm_csr_pattern_if_into(*v.hm, v.rule, rowptr.data(), colidx.data(), v.remote));
     PetscCallCXX({
       colidx.resize(static_cast<std::size_t>(rowptr.back()));
-      colidx.shrink_to_fit();
+      if (colidx.capacity() > colidx.size() + colidx.size() / 8) colidx.shrink_to_fit(); /* a copy, only where many stored entries are not aij's */
     });
     PetscCall(PetscLogEventEnd(MATDIAG_AijPattern, A, 0, 0, 0));
     DiagCallKernel(subset = pdiag::hm_slots_outside_csr(*v.hm, rowptr, colidx, outside, v.remote));
