@@ -5,6 +5,8 @@
    that cancel to an exact zero. */
 #include "ops_testing.hpp"
 
+#include <petscksp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -494,6 +496,91 @@ PetscErrorCode TestReassemblyZeros()
   PetscFunctionReturn(0);
 }
 
+/* A 1D three-point operator of round `round` on the owned rows of X (a
+   DMDA's matrix, one field), assembled. */
+PetscErrorCode FillThreePoint(Mat X, DM da, int round)
+{
+  PetscInt xs, xm, M;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetInfo(da, NULL, &M, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt i = xs; i < xs + xm; i++) {
+    PetscInt    cols[3], n = 0;
+    PetscScalar vals[3];
+    if (i > 0) cols[n] = i - 1, vals[n++] = -1.0 - 0.3 * round * (PetscReal)(i % 3);
+    cols[n] = i, vals[n++] = 2.5 + 0.7 * round * (PetscReal)(i % 5);
+    if (i < M - 1) cols[n] = i + 1, vals[n++] = -1.0 + 0.2 * round * (PetscReal)(i % 2);
+    PetscCall(MatSetValues(X, 1, &i, n, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(Assemble(X));
+  PetscFunctionReturn(0);
+}
+
+/* A preconditioner set up on D's aij copy (PCML builds its finest level on
+   it) and reused after a re-assembly (KSPSetReusePreconditioner) applies
+   the new values, as it applies an aij operator whose values changed: five
+   GMRES iterations with ML on D give aij's iterate, before and after. */
+PetscErrorCode TestSharedCompanion()
+{
+  const PetscInt M = 200;
+  DM             da;
+  Mat            D, A;
+  KSP            ksp[2];
+  Vec            b, x[2];
+  PetscBool      ml;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscHasExternalPackage("ml", &ml));
+  if (!ml) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "shared aij copy: skipped (PETSc without ML)\n"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(DMDACreate1d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, M, 1, 1, NULL, &da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMSetMatType(da, MATDIAG));
+  PetscCall(DMCreateMatrix(da, &D));
+  PetscCall(DMSetMatType(da, MATAIJ));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(MatCreateVecs(A, &x[0], &b));
+  PetscCall(VecDuplicate(x[0], &x[1]));
+  PetscCall(FillVec(b, 7));
+  Mat X[2] = {D, A};
+  for (int t = 0; t < 2; t++) {
+    PetscCall(FillThreePoint(X[t], da, 0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp[t]));
+    PetscCall(KSPSetOperators(ksp[t], X[t], X[t]));
+    PetscCall(KSPSetType(ksp[t], KSPGMRES));
+    PetscCall(KSPSetTolerances(ksp[t], 1e-30, 1e-30, PETSC_DEFAULT, 5));
+    PetscCall(KSPSetNormType(ksp[t], KSP_NORM_UNPRECONDITIONED));
+    PC pc;
+    PetscCall(KSPGetPC(ksp[t], &pc));
+    PetscCall(PCSetType(pc, PCML));
+  }
+  for (int round = 0; round < 2; round++) {
+    for (int t = 0; t < 2; t++) {
+      if (round) {
+        PetscCall(FillThreePoint(X[t], da, 1));
+        PetscCall(KSPSetReusePreconditioner(ksp[t], PETSC_TRUE));
+      }
+      PetscCall(VecZeroEntries(x[t]));
+      PetscCall(KSPSolve(ksp[t], b, x[t]));
+    }
+    PetscReal rel;
+    PetscCall(VecRelDiff(x[0], x[1], &rel));
+    PetscCall(Record(rel <= 1e-10, "shared aij copy", round ? "ML reused after a re-assembly: aij's iterate" : "ML on the aij copy: aij's iterate", Fmt("relative difference %.3e", (double)rel)));
+  }
+  for (int t = 0; t < 2; t++) {
+    PetscCall(KSPDestroy(&ksp[t]));
+    PetscCall(VecDestroy(&x[t]));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -507,6 +594,7 @@ int main(int argc, char **argv)
               {
                 {"options", TestOptions},
                 {"cancelled entries", TestCancelledEntries},
-                {"re-assembly with explicit zeros", TestReassemblyZeros}
+                {"re-assembly with explicit zeros", TestReassemblyZeros},
+                {"shared aij copy", TestSharedCompanion}
               });
 }

@@ -658,14 +658,20 @@ PetscErrorCode MatDiagGetCompanion_Private(Mat A, const char *purpose, Mat *C)
    state increases now, so that a preconditioner's next set-up reads it
    (else a factorization would reuse a symbolic phase of another
    structure). With the slots the kept pattern leaves out this is a look at
-   those entries and at the new set zeros, and the copy takes the values
-   when it is next asked for; otherwise the copy is checked and refreshed
-   now. Collective. */
+   those entries and at the new set zeros; otherwise the copy is checked
+   and refreshed now. A copy that only A holds takes the values when it is
+   next asked for (every reader asks: MatDiagGetCompanion_Private); one
+   that others hold too (a PC set up on it, e.g. ML's finest level, may
+   apply it again without a new set-up, as it would apply an aij operator
+   whose values changed) takes them now, by the slots. So does none while
+   A takes its values from the copy (MatDiagTakeCompanionValues_Private).
+   Collective. */
 PetscErrorCode MatDiagCompanionAssemblyEnd_Private(Mat A)
 {
   Mat_Diag        *a = (Mat_Diag *)A->data;
   PetscObjectState state;
-  PetscBool        known, same, mine, all;
+  PetscBool        known, same;
+  PetscInt         mine[2], all[2]; /* the pattern may have changed; the copy is held by others */
   Mat              C;
 
   PetscFunctionBegin;
@@ -679,9 +685,16 @@ PetscErrorCode MatDiagCompanionAssemblyEnd_Private(Mat A)
     PetscCall(MatDiagAijView(A, true, &v));
     PetscCall(MatDiagOutsideCheck(A, v, PETSC_FALSE, state, &known, &same));
   }
-  mine = (known && same) ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(MPIU_Allreduce(&mine, &all, 1, PDIAG_MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  if (all) {
+  mine[0] = (known && same) ? 0 : 1;
+  mine[1] = (!a->aij.taking && ((PetscObject)a->aij.companion)->refct > 1) ? 1 : 0;
+  PetscCall(MPIU_Allreduce(mine, all, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  if (!all[0]) {
+    a->aij.outside_checked = state;
+    if (all[1]) { /* the values now, by the slots (the check above stands for this state) */
+      a->aij.companion_state = -1;
+      PetscCall(MatDiagGetCompanion_Private(A, "an assembly (the copy is shared)", &C));
+      a->aij.companion_state = state + 1;
+    }
     a->aij.outside_checked = state + 1;
     PetscFunctionReturn(0);
   }
@@ -725,8 +738,14 @@ PetscErrorCode MatDiagTakeCompanionValues_Private(Mat A)
       PetscCall(MatRestoreRow(C, i, &nc, &cols, &vals));
     }
   }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  {
+    PetscErrorCode ierr;
+    a->aij.taking = PETSC_TRUE; /* the copy holds these values already */
+    ierr          = MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
+    if (!ierr) ierr = MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
+    a->aij.taking = PETSC_FALSE;
+    PetscCall(ierr);
+  }
   PetscCall(PetscObjectStateGet((PetscObject)A, &a->aij.companion_state));
   a->aij.companion_nzstate = A->nonzerostate;
   PetscFunctionReturn(0);

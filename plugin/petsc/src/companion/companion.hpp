@@ -24,6 +24,7 @@ struct DiagAijCopy {
   PetscInt         companion_builds  = 0; /* aij copies built so far (a factorization checks it did not change) */
   PetscObjectState companion_state   = -1;
   PetscObjectState companion_nzstate = -1;
+  PetscBool        taking            = PETSC_FALSE; /* A takes its values from the copy (MatDiagTakeCompanionValues_Private) */
   /* the entries an aij matrix of this operator holds (CSR pattern of the
      local rows, global columns): from the last aij copy, or from the aij
      matrix this one was converted from; valid while the nonzero state is
