@@ -62,8 +62,10 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    copies of a matrix to the device (values, metadata), the constant-diagonal detection that precedes
    an upload, device allocations of matrix storage, and the upload of an
    ILU(0)/ICC(0) factor and its level schedules, and the numeric
-   factorization on the device (device/factor.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1, MATDIAG_SymmetricMult;
+   factorization on the device (device/factor.cpp), and the count of a
+   matrix's nonzero values that decides whether its diagonals are mostly
+   zeros (convert/compact.cpp). */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1, MATDIAG_SymmetricMult, MATDIAG_CountNonzeros;
 
 /* The private data of a diag matrix (A->data): its local block by
    diagonals and, per concern, the state the code of that concern owns
