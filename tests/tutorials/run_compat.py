@@ -274,14 +274,20 @@ def apply_filter(text, filt, cwd):
     return p.stdout if p.returncode in (0, 1) else text  # grep -v finding nothing returns 1
 
 
-def run_variant(t, variant, args, env):
-    rundir = os.path.join(args.work, "run", t["id"].replace("/", "_").replace("#", "~"), variant)
+def prepare_rundir(rundir, t):
+    """An empty run folder holding links to the test's local run files (and
+    its output folder), as PETSc's test harness runs a test."""
     shutil.rmtree(rundir, ignore_errors=True)
     os.makedirs(rundir)
     srcdir = os.path.dirname(t["source"])
     for f in t.get("localrunfiles", "").split() + ["output"]:
         if os.path.exists(os.path.join(srcdir, f)):
             os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
+
+
+def run_variant(t, variant, args, env):
+    rundir = os.path.join(args.work, "run", t["id"].replace("/", "_").replace("#", "~"), variant)
+    prepare_rundir(rundir, t)
     cmd = command(t, variant, args.plugin, rundir, args.mpiexec, args.gpu, args.reference == "cpu")
     rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
     infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))

@@ -174,12 +174,7 @@ def case_args(c, t, args, conf):
 
 def run_variant(c, t, variant, rep, opts, args, env):
     rundir = os.path.join(args.work, "run", c["name"], f"{variant}{rep}")
-    shutil.rmtree(rundir, ignore_errors=True)
-    os.makedirs(rundir)
-    srcdir = os.path.dirname(t["source"])
-    for f in t.get("localrunfiles", "").split() + ["output"]:
-        if os.path.exists(os.path.join(srcdir, f)):
-            os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
+    run_compat.prepare_rundir(rundir, t)
     matrix_free = bool(run_compat.MATRIX_FREE.search(" " + " ".join(opts)))
     log = os.path.join(rundir, "log.csv")
     cmd = [args.mpiexec, "--oversubscribe", "-n", str(c["nsize"]), t["exe"], *opts,
