@@ -39,6 +39,10 @@ namespace {
 
 PetscBool g_show_reps = PETSC_FALSE; /* -show_reps */
 
+/* The steps of a first product, so that -log_view tells where its time goes
+   outside MatProductSymbolic and MatProductNumeric's own events */
+PetscLogEvent g_ev_create, g_ev_setfromoptions, g_ev_sync;
+
 struct Timing {
   double         first = 0, reuse = 0;
   PetscErrorCode err   = 0; /* nonzero: the product failed (message in msg) */
@@ -66,13 +70,19 @@ PetscErrorCode TimeProduct(Mat A, Mat B, MatProductType type, const char *alg, P
   auto run = [&](Mat *X, double *tf, double *tr) -> PetscErrorCode {
     PetscLogDouble t0, t1, t2;
     PetscCall(PetscTime(&t0));
+    PetscCall(PetscLogEventBegin(g_ev_create, 0, 0, 0, 0));
     PetscCall(MatProductCreate(A, B, NULL, X));
     PetscCall(MatProductSetType(*X, type));
     if (alg) PetscCall(MatProductSetAlgorithm(*X, alg));
+    PetscCall(PetscLogEventEnd(g_ev_create, 0, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(g_ev_setfromoptions, 0, 0, 0, 0));
     PetscCall(MatProductSetFromOptions(*X));
+    PetscCall(PetscLogEventEnd(g_ev_setfromoptions, 0, 0, 0, 0));
     PetscCall(MatProductSymbolic(*X));
     PetscCall(MatProductNumeric(*X));
+    PetscCall(PetscLogEventBegin(g_ev_sync, 0, 0, 0, 0));
     PetscCall(PetscDeviceContextSynchronize(dctx));
+    PetscCall(PetscLogEventEnd(g_ev_sync, 0, 0, 0, 0));
     PetscCall(PetscTime(&t1));
     PetscCall(MatProductNumeric(*X));
     PetscCall(PetscDeviceContextSynchronize(dctx));
@@ -319,6 +329,9 @@ int main(int argc, char **argv)
 
   /* -log_view: the peer's products and ours in separate stages */
   PetscLogStage stage_peer, stage_ours;
+  PetscCall(PetscLogEventRegister("BenchProdCreate", MAT_CLASSID, &g_ev_create));
+  PetscCall(PetscLogEventRegister("BenchProdSetFrom", MAT_CLASSID, &g_ev_setfromoptions));
+  PetscCall(PetscLogEventRegister("BenchProdSync", MAT_CLASSID, &g_ev_sync));
   PetscCall(PetscLogStageRegister("Peer products", &stage_peer));
   PetscCall(PetscLogStageRegister("Our products", &stage_ours));
   for (const std::string &name : dense ? std::vector<std::string>{"AB"} : prods) {

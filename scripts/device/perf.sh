@@ -13,6 +13,7 @@
 # importable) and the runner's log under $OUT. Extra arguments go to the
 # runner (e.g. --only REGEX, --scale cpu, --repeat 2).
 #   device: LIMIT=540 bash .gpu/perf.sh [--only REGEX]
+#   several GPUs: JOBS=<number of GPUs> (one case a GPU at a time)
 cd "$(dirname "$0")" && source ./env.sh 2>/dev/null
 export PMIX_MCA_pcompress_base_silence_warning=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 KIT=$PWD
@@ -25,7 +26,7 @@ if [ -f perf-results.json ]; then cp perf-results.json "$W/perf/results.json"; r
 commit=()
 [ -f commit ] && commit=(--commit "$(cat commit)")
 timeout -k 15 -s INT "${LIMIT:-540}" python3 "$W/runner/run_perf.py" --gpu --prebuilt --scale gpu --work "$W/work" \
-  --out "$W/perf" --examples "$W/src" --plugin "$KIT/lib/libpetscdiag.so" --jobs 1 --timeout "${TIMEOUT:-240}" \
+  --out "$W/perf" --examples "$W/src" --plugin "$KIT/lib/libpetscdiag.so" --jobs "${JOBS:-1}" --timeout "${TIMEOUT:-240}" \
   "${commit[@]}" "${resume[@]}" "$@" >"$OUT/perf.log" 2>&1
 echo "runner exit $?" >>"$OUT/perf.log"
 python3 "$W/runner/run_perf.py" --report --out "$W/perf" >>"$OUT/perf.log" 2>&1

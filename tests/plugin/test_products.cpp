@@ -492,6 +492,46 @@ PetscErrorCode TestPaperExample()
   PetscFunctionReturn(0);
 }
 
+/* Whether a diag operand's diagonals are mostly zeros (an AMG prolongator's)
+   is decided once per set of values: the count of nonzeros (event
+   MatDiagCountNz) runs at the first product of a square operand with more
+   than 64 diagonals, not again for another product of the same values, again
+   after the values change, and never for an operand with few diagonals. */
+PetscErrorCode TestNonzeroCountOnce()
+{
+  const std::string cs = "nonzero count";
+  Spec              many, few;
+  Mat               Dm, Am, Df, Af;
+  int               n0, n1, n2, n3, n4;
+  /* C = X X, dropped, then the count of nonzero counts so far in *n */
+  const auto product_then_count = [](Mat X, int *n) -> PetscErrorCode {
+    Mat C;
+    PetscFunctionBeginUser;
+    PetscCall(MatMatMult(X, X, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+    PetscCall(MatDestroy(&C));
+    PetscCall(EventCount("MatDiagCountNz", n));
+    PetscFunctionReturn(0);
+  };
+
+  PetscFunctionBeginUser;
+  many.M = many.N = 200, many.offsets = Band(-40, 39, 200, 200), many.seed = 8;
+  few.M = few.N = 200, few.offsets = Band(-2, 2, 200, 200), few.seed = 9;
+  PetscCall(Build(many, &Dm, &Am));
+  PetscCall(Build(few, &Df, &Af));
+  PetscCall(EventCount("MatDiagCountNz", &n0));
+  PetscCall(product_then_count(Dm, &n1));
+  PetscCall(product_then_count(Dm, &n2));
+  PetscCall(MatScale(Dm, 2.0));
+  PetscCall(product_then_count(Dm, &n3));
+  PetscCall(product_then_count(Df, &n4));
+  PetscCall(Record(n1 - n0 == 1, cs, "counted at the first product", Fmt("%d counts", n1 - n0)));
+  PetscCall(Record(n2 == n1, cs, "not counted again for the same values", Fmt("%d counts", n2 - n1)));
+  PetscCall(Record(n3 - n2 == 1, cs, "counted again after MatScale", Fmt("%d counts", n3 - n2)));
+  PetscCall(Record(n4 == n3, cs, "not counted for 5 diagonals", Fmt("%d counts", n4 - n3)));
+  for (Mat m : {Dm, Am, Df, Af}) PetscCall(MatDestroy(&m));
+  PetscFunctionReturn(0);
+}
+
 /* A dense N x k matrix with rows laid out like A's columns, leading
    dimension lda_extra beyond the local rows. */
 PetscErrorCode MakeDense(PetscInt N, PetscInt k, PetscInt lda_extra, unsigned seed, Mat *X)
@@ -846,6 +886,7 @@ int main(int argc, char **argv)
   int        exit_code;
   PetscCall(Start(&argc, &argv, "Tests of MatProduct for MATDIAG against aij"));
   PetscCall(want.FromOptions());
+  PetscCall(PetscLogDefaultBegin()); /* event counts (PETSc 3.18 keeps none without the log) */
   PetscCall(PetscOptionsGetString(NULL, NULL, "-diag_vec_type", g_vec_type, sizeof(g_vec_type), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dense_type", g_dense_type, sizeof(g_dense_type), NULL));
   const bool gpu = g_vec_type[0];
@@ -859,6 +900,7 @@ int main(int argc, char **argv)
     Run("rectangular", "products", [] { return TestRectangular(1, 3, 2, 43); });
   }
   if (want("paper n=4")) Run("paper n=4", "worked example", [] { return TestPaperExample(); });
+  if (want("nonzero count")) Run("nonzero count", "products", [] { return TestNonzeroCountOnce(); });
   if (want("dense")) {
     Spec s;
     s.M = s.N = 50, s.offsets = PaperOffsets(50, 8, 51), s.storage = MAT_DIAG_STORAGE_HM;

@@ -65,6 +65,8 @@ def stamp_line(data):
     peer = "aijcusparse" if s.get("gpu") else "aij"
     bits = [f"PETSc {s.get('petsc_version')}", f"scale `{s.get('scale')}`", f"{peer} against diag",
             f"{s.get('gpu') or s.get('cpu')}", f"{s.get('nproc')} cores",
+            (f"{s['jobs']} cases at a time" + (f", each on its own GPU of {s['gpus']}" if s.get("gpus") else ""))
+            if (s.get("jobs") or 1) > 1 else "",
             f"load average {' '.join(s.get('load_before') or [])} before, {' '.join(s.get('load_after') or [])} after",
             f"commit {s.get('commit')}", f"plugin md5 {s.get('plugin_md5', '')[:12]}",
             f"started {s.get('started')}" + (f", finished {s['finished']}" if s.get("finished") else " (unfinished)")]

@@ -20,6 +20,7 @@ without compiling: for a machine with a GPU but no compiler or PETSc.pc.
   run_compat.py [--only REGEX] [--jobs N] [--plugin LIB] [--work DIR]
   run_compat.py --rerun-failed      # only the runs that did not agree last time
   run_compat.py --report            # rebuild the report from results.json
+  run_compat.py --build-only --work DIR   # compile only: binaries for --prebuilt elsewhere
   run_compat.py --gpu --prebuilt --examples DIR --mpiexec MPIEXEC   # on a GPU machine
 """
 import argparse
@@ -273,14 +274,20 @@ def apply_filter(text, filt, cwd):
     return p.stdout if p.returncode in (0, 1) else text  # grep -v finding nothing returns 1
 
 
-def run_variant(t, variant, args, env):
-    rundir = os.path.join(args.work, "run", t["id"].replace("/", "_").replace("#", "~"), variant)
+def prepare_rundir(rundir, t):
+    """An empty run folder holding links to the test's local run files (and
+    its output folder), as PETSc's test harness runs a test."""
     shutil.rmtree(rundir, ignore_errors=True)
     os.makedirs(rundir)
     srcdir = os.path.dirname(t["source"])
     for f in t.get("localrunfiles", "").split() + ["output"]:
         if os.path.exists(os.path.join(srcdir, f)):
             os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
+
+
+def run_variant(t, variant, args, env):
+    rundir = os.path.join(args.work, "run", t["id"].replace("/", "_").replace("#", "~"), variant)
+    prepare_rundir(rundir, t)
     cmd = command(t, variant, args.plugin, rundir, args.mpiexec, args.gpu, args.reference == "cpu")
     rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
     infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))
@@ -408,6 +415,8 @@ def main():
                     help="with --gpu: the reference run; 'cpu': aij on host vectors (aijcusparse and diag can be wrong alike)")
     ap.add_argument("--prebuilt", action="store_true",
                     help="run the binaries in <work>/bin without compiling (PETSc's configuration from <work>/petsc.json)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="compile the tutorials (and write <work>/petsc.json), run nothing: binaries for --prebuilt")
     args = ap.parse_args()
     if args.skip_unless_env and not os.environ.get(args.skip_unless_env):
         print(f"skipped: set {args.skip_unless_env}=1 to run the full tutorial comparison (long)")
@@ -469,6 +478,10 @@ def main():
             again = [i for i in again if re.search(args.only, i)]
         args.only = "^(" + "|".join(re.escape(i) for i in again) + ")$" if again else "^$"
     runs = collect(args, conf)
+    if args.build_only:
+        failed = sum(1 for t in runs if t.get("category") == "not-built")
+        print(f"built into {os.path.join(args.work, 'bin')}: {len(runs)} runs, {failed} of them not built")
+        return 0
     for t in runs:
         t["examples"], t["conf"] = args.examples, conf
     todo = [t for t in runs if "category" not in t]

@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import platform
+import queue
 import re
 import shlex
 import shutil
@@ -173,12 +174,7 @@ def case_args(c, t, args, conf):
 
 def run_variant(c, t, variant, rep, opts, args, env):
     rundir = os.path.join(args.work, "run", c["name"], f"{variant}{rep}")
-    shutil.rmtree(rundir, ignore_errors=True)
-    os.makedirs(rundir)
-    srcdir = os.path.dirname(t["source"])
-    for f in t.get("localrunfiles", "").split() + ["output"]:
-        if os.path.exists(os.path.join(srcdir, f)):
-            os.symlink(os.path.join(srcdir, f), os.path.join(rundir, os.path.basename(f)))
+    run_compat.prepare_rundir(rundir, t)
     matrix_free = bool(run_compat.MATRIX_FREE.search(" " + " ".join(opts)))
     log = os.path.join(rundir, "log.csv")
     cmd = [args.mpiexec, "--oversubscribe", "-n", str(c["nsize"]), t["exe"], *opts,
@@ -320,6 +316,9 @@ def main():
     ap.add_argument("--pkg-config-path", default=None, help="folder of the PETSc.pc to build against (default: pkg-config's)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per program run")
     ap.add_argument("--gpu", action="store_true", help="CUDA vectors in both runs, aijcusparse as the reference")
+    ap.add_argument("--gpus", type=int, default=None,
+                    help="with --gpu and --jobs N: GPUs the running cases share out, one case a GPU at a time "
+                         "(CUDA_VISIBLE_DEVICES; default: the GPUs nvidia-smi lists)")
     ap.add_argument("--prebuilt", action="store_true", help="run the binaries in <work>/bin without compiling")
     ap.add_argument("--build-only", action="store_true", help="build the cases' tutorials (and petsc.json), run nothing")
     ap.add_argument("--resume", action="store_true", help="run only the cases results.json does not hold yet")
@@ -341,6 +340,11 @@ def main():
         print("\n".join(perf_report.write(data, args.out)))
         return 0
     os.makedirs(args.work, exist_ok=True)
+    if args.gpu and args.gpus is None and args.jobs > 1 and shutil.which("nvidia-smi"):
+        listed = run_compat.sh(["nvidia-smi", "-L"]).stdout
+        args.gpus = sum(1 for l in listed.splitlines() if l.startswith("GPU ")) or None
+    if not args.gpu:
+        args.gpus = None
     cases = load_cases(args.cases)
     if args.scale != "test" and not all(args.scale in c.get("scale", {}) for c in cases["cases"]):
         sys.exit(f"--scale {args.scale}: not every case of {args.cases} has that scale")
@@ -403,7 +407,7 @@ def main():
     with open(args.plugin, "rb") as f:
         md5 = hashlib.md5(f.read()).hexdigest()
     now = lambda: datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")  # noqa: E731
-    stamp = {"petsc_version": version, "gpu": args.gpu, "scale": args.scale, "repeat": args.repeat, "jobs": args.jobs,
+    stamp = {"petsc_version": version, "gpu": args.gpu, "scale": args.scale, "repeat": args.repeat, "jobs": args.jobs, "gpus": args.gpus,
              "plugin": args.plugin, "plugin_md5": md5, "commit": commit_of(args), "examples": args.examples,
              "cases_file": os.path.relpath(args.cases, os.path.dirname(os.path.dirname(HERE)))
              if args.cases.startswith(os.path.dirname(os.path.dirname(HERE))) else args.cases,
@@ -430,18 +434,33 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
 
+    # With several GPUs each running case has one to itself (its aij and diag
+    # runs one after the other on the same GPU), so that cases run at the
+    # same time do not share a device.
+    gpu_slots = queue.Queue()
+    for k in range(args.jobs):
+        gpu_slots.put(k % args.gpus if args.gpus else None)
+
     def job(c, t):
         t_env = dict(env)
+        gpu = gpu_slots.get()
+        if gpu is not None:
+            t_env["CUDA_VISIBLE_DEVICES"] = str(gpu)
         for kv in shlex.split(t.get("env", "")):
             if "=" in kv:
                 k, v = kv.split("=", 1)
                 t_env[k] = v
         try:
-            return run_case(c, t, args, conf, t_env)
+            r = run_case(c, t, args, conf, t_env)
+            if gpu is not None:
+                r["gpu_index"] = gpu
+            return r
         except (KeyboardInterrupt, SystemExit, Stopped):
             raise
         except Exception as e:  # a runner bug must not lose the other results
             return {"name": c["name"], "tutorial": c["tutorial"], "test": c["test"], "status": "runner-error", "detail": repr(e)}
+        finally:
+            gpu_slots.put(gpu)
 
     def record(r, n):
         with lock:

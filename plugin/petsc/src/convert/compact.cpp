@@ -126,19 +126,42 @@ PetscErrorCode MatDiagAIJCompactOffsets_Private(Mat S, double max_fill, PetscBoo
    with such a matrix cost far more by diagonals than by rows. Collective. */
 PetscErrorCode MatDiagIsScattered_Private(Mat A, PetscBool *scattered)
 {
-  Mat_Diag  *a = (Mat_Diag *)A->data;
-  double     loc[2], glob[2];
-  PetscInt64 nd, most;
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  double           loc[2], glob[2];
+  PetscInt64       nd, most;
+  PetscObjectState state;
+  PetscBool        stale;
 
   PetscFunctionBegin;
+  nd = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
+  PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  /* decided by the structure alone: few diagonals, or a rectangular matrix with many */
+  if (most <= 64 || A->rmap->N != A->cmap->N) {
+    *scattered = most > 64 ? PETSC_TRUE : PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  /* the count reads every value (and brings device values to the host):
+     it is made again only when the values changed on some process since
+     the last one (a product set up again with the same operands asks
+     again) */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  stale = state != a->cache.scattered_state ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stale, 1, PDIAG_MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (!stale) {
+    *scattered = a->cache.scattered;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscLogEventBegin(MATDIAG_CountNonzeros, A, 0, 0, 0));
   PetscCall(MatDiagDeviceTry(sync_host, A));
   Index nnz;
   DiagCallKernel(nnz = a->scheme == pdiag::Scheme::HM ? pdiag::count_nonzeros(a->hm.view()) : pdiag::count_nonzeros(a->cdm.view()));
   loc[0] = (double)nnz;
   loc[1] = (double)a->nstored();
-  nd     = a->scheme == pdiag::Scheme::HM ? a->hm.ndiag() : a->cdm.ndiag();
-  PetscCall(MPIU_Allreduce(&nd, &most, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
-  *scattered = (most > 64 && (glob[0] < 0.05 * glob[1] || A->rmap->N != A->cmap->N)) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscLogEventEnd(MATDIAG_CountNonzeros, A, 0, 0, 0));
+  *scattered = glob[0] < 0.05 * glob[1] ? PETSC_TRUE : PETSC_FALSE;
+  /* the state after the host sync, which may move it */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &a->cache.scattered_state));
+  a->cache.scattered = *scattered;
   PetscFunctionReturn(0);
 }

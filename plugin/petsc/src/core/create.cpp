@@ -606,7 +606,7 @@ static PetscErrorCode MatCreate_MPIDiag(Mat A)
 
 .seealso: `MATDIAG`
 @*/
-PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0, MATDIAG_SymmetricMult = 0, MATDIAG_AijPattern = 0;
+PetscLogEvent MATDIAG_ProductPlan = 0, MATDIAG_PlanToGPU = 0, MATDIAG_CopyToGPU = 0, MATDIAG_Compress = 0, MATDIAG_GPUAlloc = 0, MATDIAG_FactorToGPU = 0, MATDIAG_FactorNumericGPU = 0, MATDIAG_Halo = 0, MATDIAG_GalerkinGPU = 0, MATDIAG_GalerkinQ1 = 0, MATDIAG_SymmetricMult = 0, MATDIAG_AijPattern = 0, MATDIAG_CountNonzeros = 0;
 
 const DiagDeviceOps *MatDiagDeviceOps_Private = nullptr;
 
@@ -635,6 +635,7 @@ PetscErrorCode MatDiagRegisterAll(void)
   PetscCall(PetscLogEventRegister("MatDiagPtAPQ1", MAT_CLASSID, &MATDIAG_GalerkinQ1));
   PetscCall(PetscLogEventRegister("MatDiagSymMult", MAT_CLASSID, &MATDIAG_SymmetricMult));
   PetscCall(PetscLogEventRegister("MatDiagAijPattern", MAT_CLASSID, &MATDIAG_AijPattern));
+  PetscCall(PetscLogEventRegister("MatDiagCountNz", MAT_CLASSID, &MATDIAG_CountNonzeros));
   PetscCall(MatRegister(MATSEQDIAG, MatCreate_SeqDiag));
   PetscCall(MatRegister(MATMPIDIAG, MatCreate_MPIDiag));
   PetscCall(MatRegisterRootName(MATDIAG, MATSEQDIAG, MATMPIDIAG));

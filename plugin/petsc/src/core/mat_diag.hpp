@@ -65,8 +65,10 @@ using Cdm = pdiag::CdmMatrix<PetscScalar>;
    factorization on the device (device/factor.cpp); MatDiagAijPattern: the
    aij copy's pattern found from the values by its rule (a build of the
    copy, or the check of a kept pattern that the slots it leaves out cannot
-   decide: companion/companion.cpp). */
-extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1, MATDIAG_SymmetricMult, MATDIAG_AijPattern;
+   decide: companion/companion.cpp); MatDiagCountNz: the count of a
+   matrix's nonzero values that decides whether its diagonals are mostly
+   zeros (convert/compact.cpp). */
+extern PetscLogEvent MATDIAG_ProductPlan, MATDIAG_PlanToGPU, MATDIAG_CopyToGPU, MATDIAG_Compress, MATDIAG_GPUAlloc, MATDIAG_FactorToGPU, MATDIAG_FactorNumericGPU, MATDIAG_Halo, MATDIAG_GalerkinGPU, MATDIAG_GalerkinQ1, MATDIAG_SymmetricMult, MATDIAG_AijPattern, MATDIAG_CountNonzeros;
 
 /* The private data of a diag matrix (A->data): its local block by
    diagonals and, per concern, the state the code of that concern owns

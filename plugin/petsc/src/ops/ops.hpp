@@ -77,6 +77,9 @@ struct DiagCache {
   /* an HM copy of CDM storage for the kernels that work on HM (SOR, factors), kept until A changes */
   Hm               hm_of_cdm;
   PetscObjectState hm_of_cdm_state = -1;
+  /* whether the diagonals are mostly zeros (MatDiagIsScattered_Private), for the values of scattered_state */
+  PetscObjectState scattered_state = -1;
+  PetscBool        scattered       = PETSC_FALSE;
 };
 
 /* ops/mult.cpp */
