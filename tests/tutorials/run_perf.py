@@ -10,8 +10,9 @@ other with the same options (--repeat N: N such pairs, alternating):
     <test args> <extra> <scale> -mat_type aij -dm_mat_type aij            -info <f>:mat -log_view :<f>:ascii_csv
     <test args> <extra> <scale> -dll_append <plugin> -mat_type diag -dm_mat_type diag  (the same)
 
-With --gpu both get CUDA vectors (-vec_type cuda -dm_vec_type cuda) and the
-reference is aijcusparse. Recorded per run: the wall time of the program
+With --gpu both get CUDA vectors (-vec_type cuda -dm_vec_type cuda) and
+-log_view_gpu_time (events time their own GPU work), and the reference is
+aijcusparse. Recorded per run: the wall time of the program
 (mpiexec included), PETSc's own total time, the time and count of the
 events of EVENTS, the size of the largest matrix (from aij's -info; the
 unknowns), whether a diag matrix was created (-info), and whether the
@@ -180,6 +181,8 @@ def run_variant(c, t, variant, rep, opts, args, env):
     cmd = [args.mpiexec, "--oversubscribe", "-n", str(c["nsize"]), t["exe"], *opts,
            *type_options(variant, args, matrix_free), "-info", os.path.join(rundir, "info") + ":mat",
            "-log_view", ":" + log + ":ascii_csv"]
+    if args.gpu:  # each event waits for its GPU work: without it, kernels queued by one event are timed in the next that synchronizes
+        cmd.append("-log_view_gpu_time")
     rc, out, err, timed_out, secs = execute(cmd, rundir, env, args.timeout)
     infos = "".join(open(f, errors="replace").read() for f in glob.glob(os.path.join(rundir, "info*")))
     sizes = [int(m.group(1)) for m in MATRIX_SIZE.finditer(infos)]

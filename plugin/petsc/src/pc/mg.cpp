@@ -15,7 +15,7 @@
    vectors (diagcuda, or diag with -dm_vec_type cuda) gets its
    interpolation and restriction converted in place (the same Mat handles,
    so the Galerkin products that hold them keep working) from host aij
-   (seqaij, mpiaij) to aijcusparse. -info reports each conversion.
+   (seqaij, mpiaij; MAIJ for several fields per point) to aijcusparse. -info reports each conversion.
    -pc_mg_diag_transfer_type <type> (with the PC's prefix) names the type
    instead, for any level with a diag operator ("none": no conversion);
    with host vectors the transfers are left alone by default. A DMDA's Q1
@@ -105,16 +105,21 @@ PetscErrorCode PlaceTransfer(Mat T, PetscBool both_directions)
   PetscFunctionReturn(0);
 }
 
-/* Converts the host aij transfer T in place to `type` and places it there. */
+/* Converts the host transfer T in place to `type` and places it there: an
+   aij one, or the MAIJ one of a DMDA with several fields per point (its
+   products run on the host only; PETSc's MatCreateMAIJ converts a MAIJ of
+   aijcusparse to aijcusparse for the same reason, which is what an
+   aijcusparse user's PCMG gets). */
 PetscErrorCode ConvertTransfer(Mat T, const char *type, const char *what, PetscInt level, PetscBool both_directions)
 {
-  PetscBool plain, same;
+  PetscBool plain, maij, same;
 
   PetscFunctionBegin;
   if (!T) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)T, &plain, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)T, &maij, MATSEQMAIJ, MATMPIMAIJ, ""));
   PetscCall(PetscObjectTypeCompare((PetscObject)T, type, &same));
-  if (!plain || same) PetscFunctionReturn(0); /* MAIJ (several fields), a user's type, or done */
+  if (!(plain || maij) || same) PetscFunctionReturn(0); /* a user's type, or done */
   PetscCall(PetscInfo(T, "diag: PCMG %s into level %" PetscInt_FMT " converted from %s to %s, where the level's diag operator computes\n", what, level, ((PetscObject)T)->type_name, type));
   PetscCall(MatConvert(T, type, MAT_INPLACE_MATRIX, &T));
   PetscCall(PlaceTransfer(T, both_directions));
