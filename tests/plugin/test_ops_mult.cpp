@@ -1,7 +1,8 @@
 /* MATDIAG against aij (ops_testing.hpp): products with vectors. Every
    case's MatMult, MatMultAdd, MatMultTranspose, MatMultTransposeAdd (with
    y == z too) and MatGetDiagonal; then SOR of a multi-field operator
-   (block Gauss-Seidel on inodes, as aij) and aij's inode options. */
+   (block Gauss-Seidel on inodes, as aij), point SOR after the values,
+   omega or the shift change, and aij's inode options. */
 #include "ops_testing.hpp"
 
 using namespace ops_testing;
@@ -136,6 +137,63 @@ PetscErrorCode TestInodeSOR()
   PetscFunctionReturn(0);
 }
 
+/* Point SOR after the values, omega or the shift change: diag keeps the
+   inverted diagonal between calls (as aij does); each change must reach
+   the sweep. Each step's result is aij's, and differs from the step
+   before (so a sweep with a stale diagonal would fail). Local sweeps
+   under MPI. */
+PetscErrorCode TestSORChanges()
+{
+  DaSpec s;
+  Mat    D, A;
+  Vec    b, xd, xa, prev;
+
+  PetscFunctionBeginUser;
+  s.mx = 11;
+  s.my = 9;
+  PetscCall(BuildDA(s, 13, &D, &A));
+  PetscCall(MatShift(D, 20.0));
+  PetscCall(MatShift(A, 20.0));
+  PetscCall(MatCreateVecs(A, &xa, &b));
+  PetscCall(VecDuplicate(xa, &xd));
+  PetscCall(VecDuplicate(xa, &prev));
+  PetscCall(FillVec(b, 5));
+  const MatSORType flag = (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS);
+  struct Step {
+    const char *what;
+    PetscReal   omega, fshift;
+    int         change; /* 0: none, 1: MatScale, 2: a new main diagonal entry */
+  };
+  const Step steps[] = {{"omega 1", 1.0, 0.0, 0}, {"omega 1.3", 1.3, 0.0, 0}, {"shift 0.5", 1.3, 0.5, 0}, {"MatScale", 1.3, 0.5, 1}, {"a diagonal entry set", 1.3, 0.5, 2}};
+  for (const Step &st : steps) {
+    if (st.change == 1) {
+      PetscCall(MatScale(D, 0.5));
+      PetscCall(MatScale(A, 0.5));
+    } else if (st.change == 2) {
+      PetscInt r0, r1;
+      PetscCall(MatGetOwnershipRange(A, &r0, &r1));
+      for (Mat M : {D, A}) {
+        PetscCall(MatSetValue(M, r0, r0, 100.0, INSERT_VALUES));
+        PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+      }
+    }
+    PetscCall(VecSet(xa, 0.0));
+    PetscCall(VecSet(xd, 0.0));
+    PetscCall(MatSOR(A, b, st.omega, flag, st.fshift, 1, 1, xa));
+    PetscCall(MatSOR(D, b, st.omega, flag, st.fshift, 1, 1, xd));
+    PetscReal e, moved = 1;
+    PetscCall(VecRelDiff(xd, xa, &e));
+    if (st.omega != 1.0 || st.change) PetscCall(VecRelDiff(xd, prev, &moved));
+    PetscCall(Record(e <= 1e-12 && moved > 1e-8, "SOR changes", st.what, Fmt("diag against aij %.2e, against the step before %.2e", (double)e, (double)moved)));
+    PetscCall(VecCopy(xd, prev));
+  }
+  for (Vec *v : {&b, &xd, &xa, &prev}) PetscCall(VecDestroy(v));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* aij's inode options reach diag as they reach aij: read when the matrix is
    created (so PETSc counts them used), and -mat_no_inode turns diag's SOR of
    a multi-field operator into point SOR, as it does aij's. */
@@ -184,6 +242,7 @@ int main(int argc, char **argv)
               },
               {
                 {"inode SOR", TestInodeSOR},
+                {"SOR changes", TestSORChanges},
                 {"inode options", TestInodeOptions}
               });
 }

@@ -24,17 +24,59 @@ struct SorSweeps {
 };
 
 namespace detail {
+/// One stored diagonal as a sweep reads it: a(i, i + off) = val[base + i]
+/// for the rows whose column i + off lies in the block.
+struct SweepDiagonal {
+  Index off = 0;
+  Index base = 0;
+};
+
 /// The stored diagonals of a square block split into its lower part
-/// (ascending), its main diagonal (-1 if not stored) and its upper part.
+/// (ascending), its main diagonal and its upper part, and the rows where no
+/// column of a part leaves the block (no test per entry there).
 struct TriangularSplit {
-  std::vector<Index> lower, upper;
-  Index main = -1;
+  std::vector<SweepDiagonal> lower, upper;
+  bool has_main = false;
+  Index main_base = 0;
+  Index lower_from = 0;  // rows i >= lower_from: every lower column i + off >= 0
+  Index upper_to = 0;    // rows i < upper_to: every upper column i + off < m
+  Index m = 0;
   template <class T>
-  explicit TriangularSplit(const HmView<T>& A) {
+  explicit TriangularSplit(const HmView<T>& A) : m(A.layout.nrows) {
+    upper_to = m;
     for (Index k = 0; k < A.ndiag; ++k) {
-      if (A.offsets[k] < 0) lower.push_back(k);
-      else if (A.offsets[k] > 0) upper.push_back(k);
-      else main = k;
+      const Index off = A.offsets[k];
+      const SweepDiagonal d{off, A.start[k] - A.layout.lo(off)};
+      if (off < 0) {
+        lower.push_back(d);
+        if (-off > lower_from) lower_from = -off;
+      } else if (off > 0) {
+        upper.push_back(d);
+        if (m - off < upper_to) upper_to = m - off;
+      } else {
+        has_main = true;
+        main_base = d.base;
+      }
+    }
+  }
+  /// sum -= (lower part of row i) . v, in ascending columns
+  template <class T, class V>
+  void minus_lower(const T* val, V& sum, Index i, const V* v) const {
+    if (i >= lower_from) {
+      for (const SweepDiagonal& d : lower) sum -= val[d.base + i] * v[i + d.off];
+    } else {
+      for (const SweepDiagonal& d : lower)
+        if (i + d.off >= 0) sum -= val[d.base + i] * v[i + d.off];
+    }
+  }
+  /// sum -= (upper part of row i) . v, in ascending columns
+  template <class T, class V>
+  void minus_upper(const T* val, V& sum, Index i, const V* v) const {
+    if (i < upper_to) {
+      for (const SweepDiagonal& d : upper) sum -= val[d.base + i] * v[i + d.off];
+    } else {
+      for (const SweepDiagonal& d : upper)
+        if (i + d.off < m) sum -= val[d.base + i] * v[i + d.off];
     }
   }
 };
@@ -56,7 +98,7 @@ Index hm_sor_diagonal(const HmView<const nodeduce_t<T>>& A, R omega, R fshift, T
   const detail::TriangularSplit s(A);
   const Index m = A.layout.nrows;
   Index zero_row = -1;
-  for (Index i = 0; i < m; ++i) mdiag[i] = s.main >= 0 ? A.val[A.pos(s.main, i)] : T(0);
+  for (Index i = 0; i < m; ++i) mdiag[i] = s.has_main ? A.val[s.main_base + i] : T(0);
   if (omega == R(1) && fshift <= R(0)) {
     for (Index i = 0; i < m; ++i) {
       if (mdiag[i] == T(0) && zero_row < 0) zero_row = i;
@@ -75,20 +117,9 @@ void hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, R omega, Sor
   detail::require_square_block(A, "SOR");
   const detail::TriangularSplit s(A);
   const Index m = A.layout.nrows;
-  auto a = [&](Index k, Index i) { return A.val[A.pos(k, i)]; };
-  // sum -= (lower part of row i) . v, in ascending columns
-  auto minus_lower = [&](T& sum, Index i, const T* v) {
-    for (Index k : s.lower) {
-      const Index j = i + A.offsets[k];
-      if (j >= 0) sum -= a(k, i) * v[j];
-    }
-  };
-  auto minus_upper = [&](T& sum, Index i, const T* v) {
-    for (Index k : s.upper) {
-      const Index j = i + A.offsets[k];
-      if (j < m) sum -= a(k, i) * v[j];
-    }
-  };
+  const auto* val = A.val;
+  auto minus_lower = [&](T& sum, Index i, const T* v) { s.minus_lower(val, sum, i, v); };
+  auto minus_upper = [&](T& sum, Index i, const T* v) { s.minus_upper(val, sum, i, v); };
   const T* xb = b;
   if (sw.zero_initial_guess) {
     if (sw.forward) {
@@ -127,7 +158,7 @@ void hm_sor(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, R omega, Sor
         T sum = xb[i];
         if (xb == b) {  // the whole row, diagonal included, then added back
           minus_lower(sum, i, x);
-          if (s.main >= 0) sum -= a(s.main, i) * x[i];
+          if (s.has_main) sum -= val[s.main_base + i] * x[i];
           minus_upper(sum, i, x);
           x[i] = (R(1) - omega) * x[i] + (sum + mdiag[i] * x[i]) * idiag[i];
         } else {
@@ -146,23 +177,16 @@ void hm_sor_eisenstat(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, R 
   detail::require_square_block(A, "SOR");
   const detail::TriangularSplit s(A);
   const Index m = A.layout.nrows;
-  auto a = [&](Index k, Index i) { return A.val[A.pos(k, i)]; };
   const T scale = T(2.0 / omega - 1.0);
   for (Index i = m - 1; i >= 0; --i) {  // x = (E + U)^{-1} b
     T sum = b[i];
-    for (Index k : s.upper) {
-      const Index j = i + A.offsets[k];
-      if (j < m) sum -= a(k, i) * x[j];
-    }
+    s.minus_upper(A.val, sum, i, x);
     x[i] = sum * idiag[i];
   }
   for (Index i = 0; i < m; ++i) t[i] = b[i] - scale * mdiag[i] * x[i];  // t = b - (2E - D) x
   for (Index i = 0; i < m; ++i) {  // t = (E + L)^{-1} t; x += t
     T sum = t[i];
-    for (Index k : s.lower) {
-      const Index j = i + A.offsets[k];
-      if (j >= 0) sum -= a(k, i) * t[j];
-    }
+    s.minus_lower(A.val, sum, i, static_cast<const T*>(t));
     t[i] = sum * idiag[i];
     x[i] += t[i];
   }
@@ -178,10 +202,8 @@ void hm_sor_apply_upper(const HmView<const nodeduce_t<T>>& A, const T* b, T* x, 
   for (Index i = 0; i < m; ++i) {
     const T d = fshift + mdiag[i];
     T sum = b[i] * d / omega;
-    for (Index k : s.upper) {
-      const Index j = i + A.offsets[k];
-      if (j < m) sum += A.val[A.pos(k, i)] * b[j];
-    }
+    for (const detail::SweepDiagonal& u : s.upper)
+      if (i + u.off < m) sum += A.val[u.base + i] * b[i + u.off];
     x[i] = sum;
   }
 }

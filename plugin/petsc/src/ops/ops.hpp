@@ -65,6 +65,17 @@ struct DiagMPI {
 };
 
 /* What MatSOR and the factors derive from the matrix, kept until it changes. */
+/* MatSOR on the host: a(i,i) and omega / (fshift + a(i,i)) for the values
+   of `state` (and the first row with a zero diagonal, or -1), and the
+   sweeps' work vector */
+struct DiagSorCache {
+  PetscObjectState         state  = -1;
+  PetscReal                omega  = 0;
+  PetscReal                fshift = 0;
+  Index                    zero_row = -1;
+  std::vector<PetscScalar> mdiag, idiag, work;
+};
+
 struct DiagCache {
   /* MPI: the block of owned rows and columns as a seqdiag
      (MatGetDiagonalBlock; bjacobi, local SOR sweeps), refreshed like the companion */
@@ -80,6 +91,7 @@ struct DiagCache {
   /* whether the diagonals are mostly zeros (MatDiagIsScattered_Private), for the values of scattered_state */
   PetscObjectState scattered_state = -1;
   PetscBool        scattered       = PETSC_FALSE;
+  DiagSorCache     sor; /* ops/sor.cpp */
 };
 
 /* ops/mult.cpp */

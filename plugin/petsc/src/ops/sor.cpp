@@ -153,12 +153,13 @@ namespace {
 /* The sweeps on a sequential block (PETSc's MatSOR_SeqAIJ, step by step). */
 PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
+  Mat_Diag          *a = (Mat_Diag *)A->data;
+  DiagSorCache      &c = a->cache.sor;
   const Hm          *hm;
   const PetscInt     m = A->rmap->n;
-  std::vector<PetscScalar> mdiag, idiag, work;
   const PetscScalar *b;
   PetscScalar       *x;
-  Index              zero_row;
+  PetscObjectState   state;
 
   PetscFunctionBegin;
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatSOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
@@ -177,22 +178,35 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
       PetscFunctionReturn(0);
     }
   }
-  /* the host arrays only here: zeroing them costs as much as a GPU sweep */
-  PetscCallCXX(mdiag.resize(m));
-  PetscCallCXX(idiag.resize(m));
-  PetscCallCXX(work.resize(m));
+  /* the host arrays only here (a device sweep needs none); kept, as aij
+     keeps its inverted diagonal, until the values, omega or the shift
+     change: a smoother calls MatSOR once per sweep */
   PetscCall(MatDiagHm_Private(A, &hm));
   const pdiag::HmView<const PetscScalar> v = hm->view();
-  DiagCallKernel(zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, mdiag.data(), idiag.data()));
-  PetscCall(MatDiagSORZeroRow_Private(A, fshift, zero_row));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (c.state != state || c.omega != omega || c.fshift != fshift || c.mdiag.size() != (std::size_t)m) {
+    c.state = -1;
+    PetscCallCXX({
+      c.mdiag.resize(m);
+      c.idiag.resize(m);
+      c.work.resize(m);
+    });
+    DiagCallKernel(c.zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, c.mdiag.data(), c.idiag.data()));
+    c.state  = state;
+    c.omega  = omega;
+    c.fshift = fshift;
+  }
+  PetscCall(MatDiagSORZeroRow_Private(A, fshift, c.zero_row));
+  const PetscScalar *mdiag = c.mdiag.data(), *idiag = c.idiag.data();
+  PetscScalar       *work  = c.work.data();
   PetscCall(VecGetArrayRead(bb, &b));
   PetscCall(VecGetArray(xx, &x));
   const PetscLogDouble nz = (PetscLogDouble)hm->nstored();
   if (flag == SOR_APPLY_UPPER) {
-    DiagCallKernel(pdiag::hm_sor_apply_upper(v, b, x, omega, fshift, mdiag.data()));
+    DiagCallKernel(pdiag::hm_sor_apply_upper(v, b, x, omega, fshift, mdiag));
     PetscCall(PetscLogFlops(nz));
   } else if (flag & SOR_EISENSTAT) {
-    DiagCallKernel(pdiag::hm_sor_eisenstat(v, b, x, omega, mdiag.data(), idiag.data(), work.data()));
+    DiagCallKernel(pdiag::hm_sor_eisenstat(v, b, x, omega, mdiag, idiag, work));
     PetscCall(PetscLogFlops(6.0 * m - 1 + 2.0 * nz));
   } else {
     PetscCheck(flag != SOR_APPLY_LOWER, PETSC_COMM_SELF, PETSC_ERR_SUP, "SOR_APPLY_LOWER is not implemented");
@@ -200,7 +214,7 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     sw.forward            = (flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP)) != 0;
     sw.backward           = (flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) != 0;
     sw.zero_initial_guess = (flag & SOR_ZERO_INITIAL_GUESS) != 0;
-    DiagCallKernel(pdiag::hm_sor(v, b, x, omega, sw, (Index)(its * lits), mdiag.data(), idiag.data(), work.data()));
+    DiagCallKernel(pdiag::hm_sor(v, b, x, omega, sw, (Index)(its * lits), mdiag, idiag, work));
     PetscCall(PetscLogFlops(2.0 * nz * (PetscLogDouble)(its * lits)));
   }
   PetscCall(VecRestoreArray(xx, &x));
