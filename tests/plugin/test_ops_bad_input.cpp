@@ -169,7 +169,7 @@ PetscErrorCode TestBadInput()
     PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 5, NULL, 5, NULL, &A));
     PetscCall(MatGetOwnershipRange(A, &r0, &r1));
     for (PetscInt i = r0; i < r1; i++)
-      for (PetscInt d : {-(n - 1), -1, 0, 1, n - 1})
+      for (PetscInt d : std::initializer_list<PetscInt>{-(n - 1), -1, 0, 1, n - 1})
         if (i + d >= 0 && i + d < n) PetscCall(MatSetValue(A, i, i + d, 1.0, INSERT_VALUES));
     PetscCall(Assemble(A));
     PetscCall(ExpectError("MatConvert aij->diag over the limit (some processes only): error on all", true, [&] { return MatConvert(A, MATDIAG, MAT_INITIAL_MATRIX, &D); }, {"-mat_diag_max_diagonals"}));
