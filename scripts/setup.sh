@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what petsc-diag needs to build and test on Debian 12 (idempotent,
 # quiet): PETSc 3.18 (real, double) with OpenMPI, its tutorial sources,
+# Debian's other PETSc 3.18 configurations (complex scalars; 64-bit indices;
+# installed beside the real one, which stays the default alternative),
 # Boost.Test, SuiteSparse (CHOLMOD reads Matrix Market), CMake, Python's
 # matplotlib for the plots, petsc4py (the Python example's test). CUDA (nvcc)
 # is used when present at /usr/local/cuda.
@@ -11,6 +13,7 @@
 # ShyLU, Teko, ... for Ifpack2 and MueLu), so all of them are listed.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config petsc-dev libpetsc3.18-dev-examples openmpi-bin libopenmpi-dev
+      libpetsc-complex3.18-dev libpetsc64-real3.18-dev
       libboost-test-dev libsuitesparse-dev python3-matplotlib python3-numpy python3-petsc4py
       libtrilinos-teuchos-dev libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
       libtrilinos-tpetra-dev libtrilinos-belos-dev libtrilinos-ifpack2-dev libtrilinos-muelu-dev
