@@ -9,10 +9,9 @@
 #         skipped with a notice when it is not available. The fault suite
 #         runs there on one process (its agreement across processes is the
 #         plugin's, tested against 3.18)
-#   3.18-complex  Debian's PETSc 3.18 with complex scalars, in build-complex/
-#   3.18-int64    Debian's PETSc 3.18 with 64-bit indices, in build-int64/
-#         both (scripts/setup.sh installs them) with the plugin's PETSc-level
-#         tests only (DIAG_TEST_SET=petsc: tests/plugin, tests/tutorials; the
+#   3.18-int64  Debian's PETSc 3.18 with 64-bit indices, in build-int64/
+#         (scripts/setup.sh installs it), with the plugin's PETSc-level tests
+#         only (DIAG_TEST_SET=petsc: tests/plugin, tests/tutorials; the
 #         kernels are the same templates), on 1 and 2 processes, host types
 #         only; skipped with a notice when the package is not installed
 # PETSC_DIR=<prefix> instead tests against that PETSc alone (in build/).
@@ -36,11 +35,9 @@ for version in $versions; do
     BUILD=${BUILD_DIR:-$ROOT/build}
     env -u PETSC_DIR BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh"
     ;;
-  3.18-complex | 3.18-int64)
-    case $version in
-    3.18-complex) dir=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-complex BUILD=$ROOT/build-complex ;;
-    *) dir=/usr/lib/petscdir/petsc64-3.18/x86_64-linux-gnu-real BUILD=$ROOT/build-int64 ;;
-    esac
+  3.18-int64)
+    dir=/usr/lib/petscdir/petsc64-3.18/x86_64-linux-gnu-real
+    BUILD=$ROOT/build-int64
     if [ ! -f "$dir/lib/pkgconfig/PETSc.pc" ]; then
       echo "== PETSc $version: skipped (no $dir/lib/pkgconfig/PETSc.pc: scripts/setup.sh installs it)"
       skipped+=("$version")
@@ -79,7 +76,7 @@ for version in $versions; do
     select=(-E '^faults\..*\.np[234]$')
     ;;
   *)
-    echo "unknown PETSc version '$version' in PETSC_VERSIONS (3.18, 3.25, 3.18-complex, 3.18-int64)" >&2
+    echo "unknown PETSc version '$version' in PETSC_VERSIONS (3.18, 3.25, 3.18-int64)" >&2
     exit 2
     ;;
   esac
