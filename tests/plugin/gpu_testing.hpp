@@ -9,6 +9,7 @@
 
 #include <petscdiag.h>
 #include <petscdmda.h>
+#include <petsc/private/vecimpl.h>
 
 #include "gpu_or_host.hpp"
 
@@ -25,6 +26,14 @@ namespace gpu_testing {
 inline int         passed = 0, failed = 0;
 inline VecType     device_vec = VECCUDA; /* VECSTANDARD with -host_check: the same comparisons without a GPU */
 inline std::string g_program;            /* the program's name, in trace lines */
+inline bool        device_is_gpu = true;  /* false with -host_check */
+
+/* Whether v's values are newer on the device than on the host (an
+   operation ran there and the host has not read them since). */
+inline bool OnDevice(Vec v)
+{
+  return v->offloadmask == PETSC_OFFLOAD_GPU;
+}
 
 /* DIAG_TEST_TRACE=1: each case is named on stderr before it runs, and a
    segmentation fault prints the stack (with -no_signal_handler, PETSc's
@@ -190,6 +199,7 @@ inline PetscErrorCode Start(int *argc, char ***argv, const char *name, bool devi
 {
   g_program = name;
   if (!device) device_vec = VECSTANDARD;
+  device_is_gpu = device;
   PetscCall(PetscInitialize(argc, argv, NULL, NULL));
   PetscFunctionBeginUser;
   if (g_trace) std::signal(SIGSEGV, PrintStackAndExit);

@@ -49,8 +49,12 @@ PetscErrorCode RandomBoxStencil(PetscInt nx, PetscInt ny, PetscInt nz, MatType t
    vectors (the sequential sweeps on the host): every sweep type (in
    parallel the local ones, as aij), with and without a zero initial
    guess, omega, shift, its and lits, to rounding, by the recorded CUDA
-   graph and by one launch per level (-mat_diag_cuda_graphs 0). On a copy of A made
-   diagonally dominant (A has a main diagonal). */
+   graph and by one launch per level (-mat_diag_cuda_graphs 0), whatever the
+   levels' sizes (-mat_diag_device_level_rows 0). On a copy of A made
+   diagonally dominant (A has a main diagonal). Then the default rule: a
+   matrix whose levels average fewer rows than -mat_diag_device_level_rows
+   sweeps on the host (x's values are then newer there), one whose levels
+   reach it on the device. */
 PetscErrorCode CompareSOR(Mat A0, const std::string &name)
 {
   Mat         A;
@@ -61,6 +65,11 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A0), &size));
   PetscCall(MatDuplicate(A0, MAT_COPY_VALUES, &A));
   PetscCall(MatShift(A, 20.0));
+  MatDiagStorage storage;
+  PetscCall(MatDiagGetStorage(A, &storage));
+  /* a sequential CDM matrix sweeps on the host (device/sor.cpp); in
+     parallel the sweeps are those of each process's diagonal block, HM */
+  const bool hm = size > 1 || storage == MAT_DIAG_STORAGE_HM;
   PetscCall(HostVecs(A, &x0, &bh));
   PetscCall(VecSetRandom(x0, NULL));
   PetscCall(VecSetRandom(bh, NULL));
@@ -79,15 +88,33 @@ PetscErrorCode CompareSOR(Mat A0, const std::string &name)
           for (PetscBool graphs : {PETSC_TRUE, PETSC_FALSE}) { /* the recorded CUDA graph, then one launch per level */
             const MatSORType flag = (MatSORType)((g == 0 ? global[t] : local[t]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
             PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_cuda_graphs", graphs ? "1" : "0"));
+            PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_level_rows", "0"));
             PetscCall(VecCopy(x0, xh));
             PetscCall(Retyped(x0, device_vec, &xd));
             PetscCall(MatSOR(A, bh, q.omega, flag, q.shift, q.its, q.lits, xh));
             PetscCall(MatSOR(A, bd, q.omega, flag, q.shift, q.its, q.lits, xd));
             PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_cuda_graphs"));
+            PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_level_rows"));
+            Check(!device_is_gpu || OnDevice(xd) == hm, name + " MatSOR flag " + std::to_string((int)flag) + " with -mat_diag_device_level_rows 0 ran on the " + (hm ? "device" : "host (CDM)"));
             const PetscReal e = RelDiff(xd, xh);
             Check(e <= 1e-12, name + " MatSOR flag " + std::to_string((int)flag) + " omega " + std::to_string(q.omega) + " its " + std::to_string(q.its) + " lits " + std::to_string(q.lits) + (graphs ? "" : " (-mat_diag_cuda_graphs 0)") + ": " + std::to_string(e));
             PetscCall(VecDestroy(&xd));
           }
+  /* the rule, with level sizes around the threshold: rows per level = m / levels */
+  for (PetscInt per_level : {(PetscInt)1, (PetscInt)1000000000}) { /* at most m rows a level: 1 is always met, 10^9 never */
+    const std::string v = std::to_string(per_level);
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_level_rows", v.c_str()));
+    PetscCall(Retyped(x0, device_vec, &xd));
+    PetscCall(MatSOR(A, bd, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, xd));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_level_rows"));
+    const bool expect_device = hm && per_level == 1;
+    Check(!device_is_gpu || OnDevice(xd) == expect_device, name + " MatSOR with -mat_diag_device_level_rows " + v + (expect_device ? " ran on the device" : " ran on the host"));
+    PetscCall(VecCopy(x0, xh));
+    PetscCall(MatSOR(A, bh, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, xh));
+    const PetscReal e = RelDiff(xd, xh);
+    Check(e <= 1e-12, name + " MatSOR with -mat_diag_device_level_rows " + v + ": " + std::to_string(e));
+    PetscCall(VecDestroy(&xd));
+  }
   for (Vec v : {bh, x0, xh, bd}) PetscCall(VecDestroy(&v));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);

@@ -124,7 +124,7 @@ struct DiagDeviceOps {
   PetscErrorCode (*set_values_coo)(Mat, const PetscScalar[], InsertMode, PetscBool *);
 
   /* MatSOR's sweeps on the device, and whether they run there */
-  PetscBool (*sor_wanted)(Mat, Vec, Vec, MatSORType);
+  PetscErrorCode (*sor_wanted)(Mat, Vec, Vec, MatSORType, PetscBool *);
   PetscErrorCode (*sor)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
 
   /* the device's vector arrays */
@@ -194,9 +194,10 @@ static inline PetscBool MatDiagOnDevice_Private(Mat A)
 {
   return MatDiagDeviceOps_Private ? MatDiagDeviceOps_Private->on_device(A) : PETSC_FALSE;
 }
-static inline PetscBool MatDiagSORDeviceWanted_Private(Mat A, Vec b, Vec x, MatSORType flag)
+static inline PetscErrorCode MatDiagSORDeviceWanted_Private(Mat A, Vec b, Vec x, MatSORType flag, PetscBool *wanted)
 {
-  return MatDiagDeviceOps_Private ? MatDiagDeviceOps_Private->sor_wanted(A, b, x, flag) : PETSC_FALSE;
+  *wanted = PETSC_FALSE;
+  return MatDiagDeviceOps_Private ? MatDiagDeviceOps_Private->sor_wanted(A, b, x, flag, wanted) : 0;
 }
 static inline PetscBool MatDiagFactorDeviceWanted_Private(Vec b, Vec x)
 {

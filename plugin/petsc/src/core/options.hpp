@@ -35,6 +35,7 @@ enum class DiagOpt : int {
   FactorTiles,
   FactorTileBox,
   CudaGraphs,
+  DeviceLevelRows,
   DeviceIluNumeric,
   ProductToDiag,
   GalerkinStructured,

@@ -65,6 +65,7 @@ struct DiagDevice {
   PetscObjectState   sor_state = -1, sor_diag_state = -1;
   PetscReal          sor_omega = 0, sor_fshift = 0;
   Index              sor_zero_row = -1;
+  PetscBool          sor_host_noticed = PETSC_FALSE; /* said (-info) that these schedules' sweeps run on the host */
   DiagSorGraph      *sor_graph    = nullptr; /* the sweeps' CUDA graph: dropped with the schedules and device arrays it holds the addresses of */
   int              device    = -1;                    /* the CUDA device PETSc gave this process (-1: not set up yet) */
   /* MatMult and MatResidual through the main and upper diagonals
@@ -120,7 +121,7 @@ PETSC_INTERN PetscErrorCode MatDiagHaloBegin_Private(Mat, const PetscScalar *, P
 PETSC_INTERN PetscErrorCode MatDiagHaloEnd_Private(Mat, PetscScalar *);
 PETSC_INTERN void           MatDiagHaloDestroy_Private(DiagHalo **);
 /* device/sor.cpp */
-PETSC_INTERN PetscBool      MatDiagSORDeviceWantedCUDA_Private(Mat, Vec, Vec, MatSORType);
+PETSC_INTERN PetscErrorCode MatDiagSORDeviceWantedCUDA_Private(Mat, Vec, Vec, MatSORType, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSOR_SeqDiagCUDA(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
 PETSC_INTERN void           MatDiagSORGraphDestroy_Private(DiagSorGraph **);
 /* device/galerkin.cpp */

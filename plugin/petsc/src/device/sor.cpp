@@ -25,8 +25,10 @@
    cudaGraphLaunch while the matrix's arrays, the schedules, omega, the
    shift, the sweeps and its * lits stay the same (other vectors rebind it;
    anything else records it again). Options Database Keys:
-.  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline); read at every
-   MatSOR, with the matrix's prefix, else without */
++  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline)
+-  -mat_diag_device_level_rows <512> - the sweeps run on the device only when their levels
+   average at least this many rows (0: always); read at every MatSOR, with the matrix's prefix,
+   else without */
 #include "core/mat_diag.hpp"
 
 #include "device/device.hpp"
@@ -35,6 +37,8 @@
 #include "pdiag/levels_cuda.hpp"
 #include "pdiag/relax.hpp"
 #include "pdiag/sor_cuda.hpp"
+
+#include <algorithm>
 
 struct DiagSorGraph {
   pdiag::cuda::SorGraph<PetscScalar> graph;
@@ -46,15 +50,67 @@ void MatDiagSORGraphDestroy_Private(DiagSorGraph **g)
   *g = nullptr;
 }
 
+/* The level schedules of A's sweeps, current for A's state (computed on
+   the host from the host values, the rows uploaded). */
+static PetscErrorCode SORSchedules(Mat A)
+{
+  Mat_Diag        *a = (Mat_Diag *)A->data;
+  DiagDevice      &d = MatDiagDev(A);
+  PetscObjectState state;
+  const Index      m = a->layout.nrows;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (d.sor_state == state) PetscFunctionReturn(0);
+  const Hm *hm;
+  PetscCall(MatDiagHm_Private(A, &hm));
+  const pdiag::HmView<const PetscScalar> v = hm->view();
+  pdiag::LevelSchedule                   f, b;
+  DiagCallKernel(f = pdiag::hm_level_schedule(v, pdiag::SweepDirection::Forward));
+  DiagCallKernel(b = pdiag::hm_level_schedule(v, pdiag::SweepDirection::Backward));
+  PetscCall(PetscInfo(A, "level schedules for SOR on the GPU: %" PetscInt_FMT " rows, %" PetscInt_FMT " forward and %" PetscInt_FMT " backward levels\n", (PetscInt)m, (PetscInt)f.nlevels(), (PetscInt)b.nlevels()));
+  PetscCall(DiagReserveDevice(&d.sor_rows, &d.sor_rows_cap, 2 * (std::size_t)m));
+  if (m) {
+    DiagCallCUDA(cudaMemcpy(d.sor_rows, f.rows.data(), (std::size_t)m * sizeof(Index), cudaMemcpyHostToDevice));
+    DiagCallCUDA(cudaMemcpy(d.sor_rows + m, b.rows.data(), (std::size_t)m * sizeof(Index), cudaMemcpyHostToDevice));
+  }
+  PetscCall(PetscLogCpuToGpu(2.0 * (PetscLogDouble)m * sizeof(Index)));
+  MatDiagSORGraphDestroy_Private(&d.sor_graph); /* it holds the old schedules' level sizes */
+  d.sor_fwd_ptr      = std::move(f.level_ptr);
+  d.sor_bwd_ptr      = std::move(b.level_ptr);
+  d.sor_state        = state;
+  d.sor_host_noticed = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* Whether MatSOR of the sequential block A with these vectors and flag runs
-   on the device. */
-PetscBool MatDiagSORDeviceWantedCUDA_Private(Mat A, Vec b, Vec x, MatSORType flag)
+   on the device: HM storage, the vectors there, and levels of at least
+   -mat_diag_device_level_rows rows on average. A sweep costs a launch and
+   a row's chain of loads per level, so one with many small levels (a
+   coarse grid, several fields per point) is faster on the host even with
+   the vectors' round trip, which is where aijcusparse always sweeps. */
+PetscErrorCode MatDiagSORDeviceWantedCUDA_Private(Mat A, Vec b, Vec x, MatSORType flag, PetscBool *wanted)
 {
   const Mat_Diag *a = (const Mat_Diag *)A->data;
+  PetscInt        min_rows;
 
-  if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER || (flag & SOR_EISENSTAT)) return PETSC_FALSE;
-  if (a->scheme != pdiag::Scheme::HM) return PETSC_FALSE;
-  return MatDiagUseDevice_Private(A, x, b);
+  PetscFunctionBegin;
+  *wanted = PETSC_FALSE;
+  if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER || (flag & SOR_EISENSTAT)) PetscFunctionReturn(0);
+  if (a->scheme != pdiag::Scheme::HM || !MatDiagUseDevice_Private(A, x, b)) PetscFunctionReturn(0);
+  PetscCall(MatDiagGetOption((PetscObject)A, DiagOpt::DeviceLevelRows, &min_rows));
+  if (min_rows > 0) {
+    DiagDevice &d = MatDiagDev(A);
+    PetscCall(SORSchedules(A));
+    const PetscInt levels = (PetscInt)std::max(d.sor_fwd_ptr.size(), d.sor_bwd_ptr.size()) - 1;
+    if (levels > 0 && (double)a->layout.nrows < (double)min_rows * (double)levels) {
+      if (!d.sor_host_noticed) PetscCall(PetscInfo(A, "SOR on the host: %" PetscInt_FMT " rows in %" PetscInt_FMT " levels, fewer than -mat_diag_device_level_rows %" PetscInt_FMT " per level\n", (PetscInt)a->layout.nrows, levels, min_rows));
+      d.sor_host_noticed = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+  }
+  *wanted = PETSC_TRUE;
+  PetscFunctionReturn(0);
 }
 
 /* The schedules and the diagonal arrays on the device, current for A's
@@ -69,27 +125,12 @@ static PetscErrorCode SORDeviceSetUp(Mat A, PetscReal omega, PetscReal fshift)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (d.sor_state == state && d.sor_diag_state == state && d.sor_omega == omega && d.sor_fshift == fshift) PetscFunctionReturn(0);
-  const Hm *hm;
-  PetscCall(MatDiagHm_Private(A, &hm));
-  const pdiag::HmView<const PetscScalar> v = hm->view();
-  if (d.sor_state != state) {
-    pdiag::LevelSchedule f, b;
-    DiagCallKernel(f = pdiag::hm_level_schedule(v, pdiag::SweepDirection::Forward));
-    DiagCallKernel(b = pdiag::hm_level_schedule(v, pdiag::SweepDirection::Backward));
-    PetscCall(PetscInfo(A, "level schedules for SOR on the GPU: %" PetscInt_FMT " rows, %" PetscInt_FMT " forward and %" PetscInt_FMT " backward levels\n", (PetscInt)m, (PetscInt)f.nlevels(), (PetscInt)b.nlevels()));
-    PetscCall(DiagReserveDevice(&d.sor_rows, &d.sor_rows_cap, 2 * (std::size_t)m));
-    if (m) {
-      DiagCallCUDA(cudaMemcpy(d.sor_rows, f.rows.data(), (std::size_t)m * sizeof(Index), cudaMemcpyHostToDevice));
-      DiagCallCUDA(cudaMemcpy(d.sor_rows + m, b.rows.data(), (std::size_t)m * sizeof(Index), cudaMemcpyHostToDevice));
-    }
-    PetscCall(PetscLogCpuToGpu(2.0 * (PetscLogDouble)m * sizeof(Index)));
-    MatDiagSORGraphDestroy_Private(&d.sor_graph); /* it holds the old schedules' level sizes */
-    d.sor_fwd_ptr = std::move(f.level_ptr);
-    d.sor_bwd_ptr = std::move(b.level_ptr);
-    d.sor_state   = state;
-  }
+  PetscCall(SORSchedules(A));
   if (d.sor_diag_state != state || d.sor_omega != omega || d.sor_fshift != fshift) {
-    std::vector<PetscScalar> diag(2 * (std::size_t)m); /* mdiag | idiag */
+    const Hm *hm;
+    PetscCall(MatDiagHm_Private(A, &hm));
+    const pdiag::HmView<const PetscScalar> v = hm->view();
+    std::vector<PetscScalar>               diag(2 * (std::size_t)m); /* mdiag | idiag */
     DiagCallKernel(d.sor_zero_row = pdiag::hm_sor_diagonal(v, omega, fshift, diag.data(), diag.data() + m));
     PetscCall(DiagReserveDevice(&d.sor_diag, &d.sor_diag_cap, 3 * (std::size_t)m)); /* and the work vector */
     MatDiagSORGraphDestroy_Private(&d.sor_graph); /* omega is baked in; the arrays may move */

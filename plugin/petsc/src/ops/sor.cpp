@@ -150,8 +150,12 @@ PetscErrorCode MatDiagSORZeroRow_Private(Mat A, PetscReal fshift, Index zero_row
 
 namespace {
 
-/* The sweeps on a sequential block (PETSc's MatSOR_SeqAIJ, step by step). */
-PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+/* The sweeps on a sequential block (PETSc's MatSOR_SeqAIJ, step by step).
+   gpu_run: the vectors of the caller are CUDA vectors the matrix works with
+   (MatDiagUseDevice_Private); sweeps that the level rule sends to the host
+   are then point sweeps, as aijcusparse's (which turns aij's inodes off
+   while it is not bound to the CPU), not aij's inode sweeps. */
+PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx, PetscBool gpu_run)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
   DiagSorCache      &c = a->cache.sor;
@@ -163,11 +167,13 @@ PetscErrorCode MatSOR_SeqDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
 
   PetscFunctionBegin;
   PetscCheck(A->rmap->N == A->cmap->N, PETSC_COMM_SELF, PETSC_ERR_SUP, "diag: MatSOR needs a square matrix, this one is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->N, A->cmap->N);
-  if (MatDiagSORDeviceWanted_Private(A, bb, xx, flag)) {
+  PetscBool device;
+  PetscCall(MatDiagSORDeviceWanted_Private(A, bb, xx, flag, &device));
+  if (device) {
     PetscCall(MatDiagDeviceCall(sor, A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }
-  if (omega == 1.0 && fshift == 0.0 && flag != SOR_APPLY_UPPER && flag != SOR_APPLY_LOWER) {
+  if (!gpu_run && omega == 1.0 && fshift == 0.0 && flag != SOR_APPLY_UPPER && flag != SOR_APPLY_LOWER) {
     PetscBool inodes;
     PetscCall(MatDiagUsesInodes_Private(A, &inodes));
     if (inodes) { /* aij's block Gauss-Seidel on its inodes (MatDiagUsesInodes_Private), by aij's code on the aij copy */
@@ -329,8 +335,10 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
   PetscCall(MatGetDiagonalBlock_Diag(A, &Ad));
   /* with CUDA vectors the local sweeps (every pass below but
      SOR_APPLY_UPPER's) run on the device: the local parts stay there */
-  const PetscBool device = (flag != SOR_APPLY_UPPER && MatDiagSORDeviceWanted_Private(Ad, bb, xx, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS))) ? PETSC_TRUE : PETSC_FALSE;
-  auto local = [&](Vec b, MatSORType f, Vec x) { return OnLocalParts(b, x, device, [&](Vec lb, Vec lx) { return MatSOR_SeqDiag(Ad, lb, omega, f, fshift, lits, 1, lx); }); };
+  PetscBool device = PETSC_FALSE;
+  if (flag != SOR_APPLY_UPPER) PetscCall(MatDiagSORDeviceWanted_Private(Ad, bb, xx, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), &device));
+  const PetscBool gpu_run = MatDiagUseDevice_Private(Ad, xx, bb);
+  auto local = [&](Vec b, MatSORType f, Vec x) { return OnLocalParts(b, x, device, [&](Vec lb, Vec lx) { return MatSOR_SeqDiag(Ad, lb, omega, f, fshift, lits, 1, lx, gpu_run); }); };
   if (flag == SOR_APPLY_UPPER) {
     PetscCall(local(bb, flag, xx));
     PetscFunctionReturn(0);
@@ -360,7 +368,7 @@ PetscErrorCode MatSOR_MPIDiag(Mat A, Vec bb, PetscReal omega, MatSORType flag, P
     PetscCall(VecDuplicate(bb, &xx1));
     PetscCall(local(bb, (MatSORType)(SOR_ZERO_INITIAL_GUESS | SOR_LOCAL_BACKWARD_SWEEP), xx));
     /* mpiaij multiplies by its local block's inode diagonal blocks where its sweeps used them */
-    PetscCall(DiagonalBlockProduct(A, Ad, xx, bb1, (!device && omega == 1.0 && fshift == 0.0) ? PETSC_TRUE : PETSC_FALSE));
+    PetscCall(DiagonalBlockProduct(A, Ad, xx, bb1, (!gpu_run && omega == 1.0 && fshift == 0.0) ? PETSC_TRUE : PETSC_FALSE));
     PetscCall(VecAYPX(bb1, (omega - 2.0) / omega, bb));
     if (device) { /* bb1 += (remote couplings) x */
       Vec r;
@@ -402,7 +410,7 @@ PetscErrorCode MatSOR_Diag(Mat A, Vec bb, PetscReal omega, MatSORType flag, Pets
   PetscCall(MatDiagCheckVec_Private(bb, A->rmap, "b of MatSOR()"));
   PetscCall(MatDiagCheckVec_Private(xx, A->cmap, "x of MatSOR()"));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (size == 1) PetscCall(MatSOR_SeqDiag(A, bb, omega, flag, fshift, its, lits, xx));
+  if (size == 1) PetscCall(MatSOR_SeqDiag(A, bb, omega, flag, fshift, its, lits, xx, MatDiagUseDevice_Private(A, xx, bb)));
   else PetscCall(MatSOR_MPIDiag(A, bb, omega, flag, fshift, its, lits, xx));
   PetscFunctionReturn(0);
 }
