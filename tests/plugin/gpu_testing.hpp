@@ -1,7 +1,7 @@
 /* What the GPU tests of MATDIAG share (test_gpu_ops, test_gpu_factor,
    test_gpu_solvers): their mode (GPU, or -host_check: the same comparisons
-   with host vectors), their own pass/fail counters (checks of this process,
-   not collective), the DIAG_TEST_TRACE trace, vectors of one type copied to
+   with host vectors), their own pass/fail counters (checks of each process, not
+   collective, summed at the end), the DIAG_TEST_TRACE trace, vectors of one type copied to
    another and compared, random matrices on given diagonals and the 7-point
    stencil matrix of a DMDA. Each program ends with the line "N passed, M
    failed". */
@@ -61,7 +61,10 @@ inline void Check(bool ok, const std::string &what)
   if (ok) passed++;
   else {
     failed++;
-    PetscPrintf(PETSC_COMM_WORLD, "FAILED: %s\n", what.c_str());
+    PetscMPIInt rank = 0;
+    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+    /* checks are not collective: a failure on any process is printed by it */
+    PetscPrintf(PETSC_COMM_SELF, "[%d] FAILED: %s\n", rank, what.c_str());
   }
 }
 
@@ -211,10 +214,14 @@ inline PetscErrorCode Start(int *argc, char ***argv, const char *name, bool devi
   PetscFunctionReturn(0);
 }
 
-/* The end: the line "N passed, M failed" (this process's counts, printed
-   by rank 0), PETSc's finalization, and the exit code. */
+/* The end: the line "N passed, M failed" (the sums over all processes),
+   PETSc's finalization, and the exit code. */
 inline int Finish()
 {
+  int counts[2] = {passed, failed};
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
+  passed = counts[0];
+  failed = counts[1];
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", passed, failed));
   PetscCall(PetscFinalize());
   return failed ? 1 : 0;
