@@ -182,6 +182,20 @@ PetscErrorCode TestSymmetryFlags()
     PetscCall(Record(sym[1] == sym[0] && sym[1] == (PetscBool)!hermitian, cs, "MatIsSymmetric", Fmt("diag %d, aij %d", (int)sym[1], (int)sym[0])));
     if (herr[0]) PetscCall(Record(herr[1] == herr[0], cs, "MatIsHermitian errs as aij's", Fmt("diag error %d, aij error %d", (int)herr[1], (int)herr[0])));
     else PetscCall(Record(!herr[1] && her[1] == her[0] && her[1] == (PetscBool)hermitian, cs, "MatIsHermitian", Fmt("diag %d (error %d), aij %d", (int)her[1], (int)herr[1], (int)her[0])));
+    if (g_size == 1) { /* PETSc's ICC(0) of a matrix marked Hermitian, not symmetric: declined (3.25: no factor) or refused (3.18: an error) for diag as for aij */
+      Mat            F[2] = {NULL, NULL};
+      PetscErrorCode ferr[2];
+      for (int t = 0; t < 2; t++) {
+        PetscCall(MatSetOption(M[t], MAT_HERMITIAN, (PetscBool)hermitian));
+        PetscCall(MatSetOption(M[t], MAT_SYMMETRIC, (PetscBool)!hermitian));
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ferr[t] = MatGetFactor(M[t], MATSOLVERPETSC, MAT_FACTOR_ICC, &F[t]);
+        PetscCall(PetscPopErrorHandler());
+      }
+      const bool got[2] = {!ferr[0] && F[0], !ferr[1] && F[1]};
+      PetscCall(Record(got[0] == got[1] && got[1] == !hermitian, cs, "MatGetFactor ICC of the marked matrix as aij's", Fmt("diag %s, aij %s", got[1] ? "a factor" : "none", got[0] ? "a factor" : "none")));
+      for (Mat X : F) PetscCall(MatDestroy(&X));
+    }
     for (Mat X : M) PetscCall(MatDestroy(&X));
   }
   PetscFunctionReturn(0);
