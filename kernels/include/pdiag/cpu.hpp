@@ -170,8 +170,10 @@ void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const noded
 /// y = A^T x (+ z): y[p] for p in [0, ny), x over the local rows. Each
 /// stored a(i, i + d) adds a(i, i + d) x[il] to y[il + shift[k]]: the
 /// transpose is read in place, offsets negated. y may alias z. With a null
-/// shift, ny must be ncols. Conj: y = A^H x (+ z), conj(a(i, i + d)) x[il]
-/// in the same order (hm_spmv_t<true>).
+/// shift, ny must be ncols. Conj: y = A^H x (+ z), conj(a(i, i + d)) x[il],
+/// each output's terms added by ascending row (descending offsets), as a
+/// CSR transpose product adds them (PETSc's A^H x of aij: the conjugate of
+/// A^T conj(x) by rows, the same sums bit for bit on one process).
 template <bool Conj = false, class T>
 void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
                const Index* shift = nullptr) {
@@ -184,7 +186,8 @@ void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
     const Index p1 = std::min(ny, p0 + detail::kRowChunk);
     for (Index p = p0; p < p1; ++p) y[p] = z ? z[p] : T(0);
     detail::DiagonalGroup<T, detail::TransposeValues<Conj, T>> group(y + p0, p1 - p0);
-    for (Index k = 0; k < A.ndiag; ++k) {
+    for (Index kk = 0; kk < A.ndiag; ++kk) {
+      const Index k = Conj ? A.ndiag - 1 - kk : kk;
       const Index d = A.offsets[k];
       const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;  // local rows of diagonal k
       const Index va = A.start[k] - b;                                    // val[va + il]
@@ -192,8 +195,10 @@ void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
       if (q0 >= q1) continue;
       if (q0 == p0 && q1 == p1)
         group.add(A.val + va + (p0 - s[k]), x + (p0 - s[k]));
-      else
+      else {
+        if (Conj) group.flush();  // the terms before this diagonal's first
         for (Index p = q0; p < q1; ++p) y[p] += maybe_conj<Conj>(A.val[va + p - s[k]]) * x[p - s[k]];
+      }
     }
     group.flush();
   }
@@ -240,7 +245,9 @@ void cdm_spmv(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, const nod
 }
 
 /// CDM y = A^T x (+ z), y of length ny (ncols with a null shift); Conj:
-/// y = A^H x (+ z).
+/// y = A^H x (+ z), each output's terms added by ascending row as in
+/// hm_spmv_t<true>: the super parts (offsets kk) by descending kk, then
+/// the sub parts (kk - N) by descending kk.
 template <bool Conj = false, class T>
 void cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
                 const Index* shift = nullptr) {
@@ -248,12 +255,22 @@ void cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index n
   std::vector<Index> buf;
   const Index* s = detail::cdm_shift_or_default(A, shift, buf);
   for (Index p = 0; p < ny; ++p) y[p] = z ? z[p] : T(0);
-  for (Index k = 0; k < A.ndiag; ++k) {
-    const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
-    const T* a = A.val + k * L.nrows;
-    const Index ys = s[k], yw = s[A.ndiag + k];
-    for (Index il = 0; il < w; ++il) y[ys + il] += maybe_conj<Conj>(a[il]) * x[il];
-    for (Index il = w; il < L.nrows; ++il) y[yw + il] += maybe_conj<Conj>(a[il]) * x[il];
+  if constexpr (Conj) {
+    for (int part = 0; part < 2; ++part)
+      for (Index k = A.ndiag - 1; k >= 0; --k) {
+        const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+        const T* a = A.val + k * L.nrows;
+        const Index ys = part == 0 ? s[k] : s[A.ndiag + k];
+        for (Index il = part == 0 ? 0 : w; il < (part == 0 ? w : L.nrows); ++il) y[ys + il] += scalar_conj(a[il]) * x[il];
+      }
+  } else {
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+      const T* a = A.val + k * L.nrows;
+      const Index ys = s[k], yw = s[A.ndiag + k];
+      for (Index il = 0; il < w; ++il) y[ys + il] += a[il] * x[il];
+      for (Index il = w; il < L.nrows; ++il) y[yw + il] += a[il] * x[il];
+    }
   }
 }
 

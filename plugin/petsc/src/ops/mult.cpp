@@ -536,28 +536,23 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
    (Mat_Diag::remote) add theirs into the same work vector, a(i, j) x_i into
    column j's place: the storage stays as it is. With listed entries the
    product runs on the host (the device kernels pass over diagonals only).
-   The conjugate transpose reads the conjugates of the values in the same
-   order (pdiag::hm_spmv_t<true>, ...); on the device it is what PETSc
-   computes without the operation, conj(A^T conj(x)). */
-/* y = conj(A^T conj(x)) (+ z) with the device transpose, whose kernels
-   read the values as they are: PETSc's MatMultHermitianTranspose(Add)
-   without the operation. */
-static PetscErrorCode MatMultHermitianByConjugates(Mat A, Vec x, Vec z, Vec y)
+   The conjugate transpose (z null) reads the conjugates of the values and
+   adds each column's terms by ascending row (pdiag::hm_spmv_t<true>, ...),
+   as PETSc's A^H x of aij, conj(A^T conj(x)), adds them: on one process
+   the same sums bit for bit; on the device it is conj(A^T conj(x)). */
+/* y = conj(A^T conj(x)) with the device transpose, whose kernels read the
+   values as they are: PETSc's MatMultHermitianTranspose without the
+   operation. */
+static PetscErrorCode MatMultHermitianByConjugates(Mat A, Vec x, Vec y)
 {
-  Vec xc, t;
+  Vec xc;
 
   PetscFunctionBegin;
   PetscCall(VecDuplicate(x, &xc));
   PetscCall(VecCopy(x, xc));
   PetscCall(VecConjugate(xc));
-  PetscCall(VecDuplicate(y, &t));
-  PetscCall(MatDiagDeviceCall(mult_transpose, A, xc, (Vec)NULL, t));
-  PetscCall(VecConjugate(t));
-  if (z) {
-    if (z != y) PetscCall(VecCopy(z, y));
-    PetscCall(VecAXPY(y, 1.0, t));
-  } else PetscCall(VecCopy(t, y));
-  PetscCall(VecDestroy(&t));
+  PetscCall(MatDiagDeviceCall(mult_transpose, A, xc, (Vec)NULL, y));
+  PetscCall(VecConjugate(y));
   PetscCall(VecDestroy(&xc));
   PetscFunctionReturn(0);
 }
@@ -579,7 +574,7 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   if (!a->remote_any && MatDiagUseDevice_Private(A, x, y, z)) {
     if (!conj) PetscCall(MatDiagDeviceCall(mult_transpose, A, x, z, y));
-    else PetscCall(MatMultHermitianByConjugates(A, x, z, y));
+    else PetscCall(MatMultHermitianByConjugates(A, x, y)); /* conj: z is null */
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagDeviceTry(sync_host, A));
@@ -626,7 +621,9 @@ PetscErrorCode MatMultTransposeAdd_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y = A^H x and y = A^H x + z (for real scalars A^T). */
+/* y = A^H x, and y = A^H x + z as PETSc computes it for aij: A^H x, then
+   z added (builds with complex scalars; with real ones PETSc's own
+   MatMultHermitianTranspose(Add) are MatMultTranspose(Add)'s). */
 PetscErrorCode MatMultHermitianTranspose_Diag(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -636,7 +633,15 @@ PetscErrorCode MatMultHermitianTranspose_Diag(Mat A, Vec x, Vec y)
 
 PetscErrorCode MatMultHermitianTransposeAdd_Diag(Mat A, Vec x, Vec z, Vec y)
 {
+  Vec t;
+
   PetscFunctionBegin;
-  PetscCall(MatMultTransposeKernel_Diag<true>(A, x, z, y));
+  PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
+  PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
+  PetscCall(VecDuplicate(y, &t));
+  PetscCall(MatMultTransposeKernel_Diag<true>(A, x, NULL, t));
+  if (z != y) PetscCall(VecWAXPY(y, 1.0, z, t));
+  else PetscCall(VecAXPY(y, 1.0, t));
+  PetscCall(VecDestroy(&t));
   PetscFunctionReturn(0);
 }

@@ -633,8 +633,10 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->residual            = MatResidual_Diag;
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
+#if defined(PETSC_USE_COMPLEX) /* with real scalars PETSc's are the transpose's */
   ops->multhermitiantranspose    = MatMultHermitianTranspose_Diag;
   ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_Diag;
+#endif
   ops->getdiagonal         = MatGetDiagonal_DiagAny;
   ops->diagonalscale       = MatDiagonalScale_DiagAny;
   ops->diagonalset         = MATDIAG_HOST_OP(MatDiagonalSet_Diag);
