@@ -7,8 +7,8 @@
 // type). A transpose that conjugates (A^H) uses scalar_conj, the identity
 // for real types, so that one template serves A^T and A^H.
 //
-// For real types every helper is the expression the kernels used before
-// (v < 0 ? -v : v, v >= 0, v * v, ...): real results are the same to the
+// For real types every helper is the plain expression (v < 0 ? -v : v,
+// v >= 0, v * v, the identity): real results do not depend on them, to the
 // bit. The helpers are __host__ __device__ under nvcc; a device scalar
 // type (thrust::complex) takes part through its own scalar_traits
 // (pdiag/scalar_cuda.cuh).
