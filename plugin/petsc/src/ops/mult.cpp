@@ -530,16 +530,6 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
   PetscFunctionReturn(0);
 }
 
-/* y = A^T x (+ z), or with conj y = A^H x (+ z): each process adds its
-   rows' contributions into the columns they reach; under MPI those are
-   summed by a reverse scatter. The entries kept in a list
-   (Mat_Diag::remote) add theirs into the same work vector, a(i, j) x_i into
-   column j's place: the storage stays as it is. With listed entries the
-   product runs on the host (the device kernels pass over diagonals only).
-   The conjugate transpose (z null) reads the conjugates of the values and
-   adds each column's terms by ascending row (pdiag::hm_spmv_t<true>, ...),
-   as PETSc's A^H x of aij, conj(A^T conj(x)), adds them: on one process
-   the same sums bit for bit; on the device it is conj(A^T conj(x)). */
 /* y = conj(A^T conj(x)) with the device transpose, whose kernels read the
    values as they are: PETSc's MatMultHermitianTranspose without the
    operation. */
@@ -557,6 +547,16 @@ static PetscErrorCode MatMultHermitianByConjugates(Mat A, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* y = A^T x (+ z), or with conj y = A^H x (z null): each process adds its
+   rows' contributions into the columns they reach; under MPI those are
+   summed by a reverse scatter. The entries kept in a list
+   (Mat_Diag::remote) add theirs into the same work vector, a(i, j) x_i into
+   column j's place: the storage stays as it is. With listed entries the
+   product runs on the host (the device kernels pass over diagonals only).
+   The conjugate transpose (z null) reads the conjugates of the values and
+   adds each column's terms by ascending row (pdiag::hm_spmv_t<true>, ...),
+   as PETSc's A^H x of aij, conj(A^T conj(x)), adds them: on one process
+   the same sums bit for bit; on the device it is conj(A^T conj(x)). */
 template <bool conj>
 static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
