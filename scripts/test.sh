@@ -14,6 +14,10 @@
 #         only (DIAG_TEST_SET=petsc: tests/plugin, tests/tutorials; the
 #         kernels are the same templates), on 1 and 2 processes, host types
 #         only; skipped with a notice when the package is not installed
+#   3.18-complex  Debian's PETSc 3.18 with complex scalars, in
+#         build-complex/, the same set (with test_ops_complex, ksp ex11 and
+#         the complex tutorials of the compat smoke run; the kernels' complex
+#         instantiations are tested in the 3.18 build: test_complex)
 # PETSC_DIR=<prefix> instead tests against that PETSc alone (in build/).
 # GPU tests report themselves skipped on a machine without a CUDA device.
 # PETSC_VERSIONS="3.18" (or "3.25") runs one; extra arguments go to ctest.
@@ -22,9 +26,11 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 failed=()
 skipped=()
-if [ -n "${PETSC_DIR:-}" ]; then versions=PETSC_DIR; else versions=${PETSC_VERSIONS:-3.18 3.25 3.18-int64}; fi
+times=() # "<part> <seconds>": each run's build and tests, printed at the end
+if [ -n "${PETSC_DIR:-}" ]; then versions=PETSC_DIR; else versions=${PETSC_VERSIONS:-3.18 3.25 3.18-int64 3.18-complex}; fi
 for version in $versions; do
   select=()
+  start=$SECONDS
   case $version in
   PETSC_DIR)
     BUILD=${BUILD_DIR:-$ROOT/build}
@@ -35,9 +41,14 @@ for version in $versions; do
     BUILD=${BUILD_DIR:-$ROOT/build}
     env -u PETSC_DIR BUILD_DIR="$BUILD" bash "$ROOT/scripts/build.sh"
     ;;
-  3.18-int64)
-    dir=/usr/lib/petscdir/petsc64-3.18/x86_64-linux-gnu-real
-    BUILD=$ROOT/build-int64
+  3.18-int64 | 3.18-complex)
+    if [ "$version" = 3.18-int64 ]; then
+      dir=/usr/lib/petscdir/petsc64-3.18/x86_64-linux-gnu-real
+      BUILD=$ROOT/build-int64
+    else
+      dir=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-complex
+      BUILD=$ROOT/build-complex
+    fi
     if [ ! -f "$dir/lib/pkgconfig/PETSc.pc" ]; then
       echo "== PETSc $version: skipped (no $dir/lib/pkgconfig/PETSc.pc: scripts/setup.sh installs it)"
       skipped+=("$version")
@@ -76,12 +87,13 @@ for version in $versions; do
     select=(-E '^faults\..*\.np[234]$')
     ;;
   *)
-    echo "unknown PETSc version '$version' in PETSC_VERSIONS (3.18, 3.25, 3.18-int64)" >&2
+    echo "unknown PETSc version '$version' in PETSC_VERSIONS (3.18, 3.25, 3.18-int64, 3.18-complex)" >&2
     exit 2
     ;;
   esac
   echo "== ctest against PETSc $version ($BUILD)"
   (cd "$BUILD" && ctest --output-on-failure -j"$(nproc)" ${select[@]+"${select[@]}"} "$@") || failed+=("tests against PETSc $version")
+  times+=("PETSc $version: $((SECONDS - start)) s")
 done
 # The sanitizer run (docs/reliability.md): the fault-injection suite and the
 # plugin tests under AddressSanitizer + UBSan, in build-asan/ against the
@@ -89,8 +101,13 @@ done
 # runs only with DIAG_RUN_SANITIZE=1 (its latest result is in docs/reliability.md).
 if [ -z "${PETSC_DIR:-}" ] && [ -n "${DIAG_RUN_SANITIZE:-}" ]; then
   echo "== sanitizer run (scripts/sanitize.sh)"
+  start=$SECONDS
   env -u BUILD_DIR bash "$ROOT/scripts/sanitize.sh" || failed+=("sanitizer run")
+  times+=("sanitizer run: $((SECONDS - start)) s")
 fi
+echo "== times (build and tests)"
+for t in ${times[@]+"${times[@]}"}; do echo "  $t"; done
+echo "  total: $SECONDS s"
 [ ${#skipped[@]} -eq 0 ] || echo "notice: not tested against PETSc ${skipped[*]} (not available on this machine)"
 if [ ${#failed[@]} -ne 0 ]; then
   echo "FAILED: ${failed[*]}" >&2

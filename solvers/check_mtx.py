@@ -78,7 +78,7 @@ def check_suitesparse():
             header = f.readline().lower()
         rc, out, err = run(["-f", path, "-check"])
         if "complex" in header:
-            ok = rc == 1 and re.search(r"line 1: complex matrix: this PETSc build has real scalars", err)
+            ok = rc == 1 and "line 1: " + complex_refusal() in err
             record(ok, f"{stem}: complex matrix refused clearly", err.strip())
             continue
         if rc != 0:
@@ -118,14 +118,32 @@ def check_suitesparse():
 H = "%%MatrixMarket matrix coordinate real general\n"
 
 
+def int_bytes():
+    return 8 if ARGS.indices == 64 else 4
+
+
+def scalar_bytes():
+    return 16 if ARGS.scalar == "complex" else 8
+
+
 def petsc_binary(M, N, rows, vals):
-    """A PETSc binary AIJ file: class id, sizes, row lengths, columns, values (big-endian)."""
+    """A PETSc binary AIJ file: class id, sizes, row lengths, columns, values
+    (big-endian), for the PETSc under test: integers of --indices bits, values
+    of one double (real) or two (complex: the imaginary parts zero)."""
     nz = sum(len(r) for r in rows)
-    b = struct.pack(">4i", 1211216, M, N, nz)
-    b += struct.pack(f">{M}i", *[len(r) for r in rows])
-    b += struct.pack(f">{nz}i", *[c for r in rows for c in r])
-    b += struct.pack(f">{nz}d", *vals)
+    i = "q" if ARGS.indices == 64 else "i"
+    b = struct.pack(f">4{i}", 1211216, M, N, nz)
+    b += struct.pack(f">{M}{i}", *[len(r) for r in rows])
+    b += struct.pack(f">{nz}{i}", *[c for r in rows for c in r])
+    if ARGS.scalar == "complex":
+        vals = [part for v in vals for part in (v, 0.0)]
+    b += struct.pack(f">{len(vals)}d", *vals)
     return b
+
+
+def complex_refusal():
+    """What mtx says of a complex Matrix Market file: it reads real ones only."""
+    return "complex matrix: mtx reads real matrices only" if ARGS.scalar == "complex" else "complex matrix: this PETSc build has real scalars"
 
 
 def check_broken():
@@ -147,7 +165,7 @@ def check_broken():
         ("not_a_number.mtx", H + "3 3 2\n1 1 1\n2 2 x1\n", 4, "value 'x1' is not a number"),
         ("extra_entries.mtx", H + "3 3 2\n1 1 1\n2 2 2\n3 3 3\n", 5, "more entries than the 2 declared"),
         ("extra_field.mtx", H + "3 3 2\n1 1 1 5\n2 2 2\n", 3, "entry has 4 fields, expected 3"),
-        ("complex.mtx", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 2\n", 1, "complex matrix"),
+        ("complex.mtx", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 2\n", 1, complex_refusal()),
         ("both_triangles.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n2 1 5\n1 2 5\n", 5, "both sides of the diagonal"),
         ("skew_diagonal.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 5\n2 2 1\n", 4, "skew-symmetric matrix with a nonzero diagonal entry"),
         ("symmetric_rect.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 4 1\n1 1 2\n", 2, "must be square"),
@@ -179,7 +197,8 @@ def check_broken():
     with open(short, "wb") as f:
         f.write(petsc_binary(3, 3, [[0], [1], [2]], [1.0, 2.0, 3.0])[:-12])
     rc, out, err = run(["-f", short, "-binary"])
-    record(rc == 1 and "truncated or wrong header: a 3 x 3 matrix with 3 entries takes 64 bytes, the file has 52" in err, "truncated binary file refused", err.strip())
+    need = (4 + 3 + 3) * int_bytes() + 3 * scalar_bytes()
+    record(rc == 1 and f"truncated or wrong header: a 3 x 3 matrix with 3 entries takes {need} bytes, the file has {need - 12}" in err, "truncated binary file refused", err.strip())
     text = write("text_as_binary.mtx", H + "1 1 1\n1 1 1\n")
     rc, out, err = run(["-f", text, "-binary"])
     record(rc == 1 and "not a PETSc binary matrix: class id" in err, "text file given with -binary refused", err.strip())
@@ -298,6 +317,8 @@ def main():
     ap.add_argument("--data", required=True, help="the project's data/ folder")
     ap.add_argument("--work", required=True, help="a scratch folder for made files")
     ap.add_argument("--suitesparse", default="")
+    ap.add_argument("--scalar", choices=["real", "complex"], default="real", help="PetscScalar of the PETSc mtx is built with")
+    ap.add_argument("--indices", type=int, choices=[32, 64], default=32, help="bits of its PetscInt (PETSc binary files)")
     ap.add_argument("what", choices=["suitesparse", "broken", "loader", "generated", "solve", "plot"])
     ap.add_argument("np", nargs="?", default="np1")
     ARGS = ap.parse_args()

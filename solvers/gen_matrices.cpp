@@ -94,8 +94,9 @@ PetscErrorCode WriteMatrixMarket(const Generated &G, const char *path, const std
   std::fprintf(f, "%% %s\n", what.c_str());
   std::fprintf(f, "%% made by petsc-diag: %s\n", command.c_str());
   std::fprintf(f, "%d %d %d\n", (int)G.n, (int)G.n, (int)G.col.size());
+  /* the generated values are real (in a complex build too: no imaginary part) */
   for (PetscInt i = 0; i < G.n; i++)
-    for (PetscInt k = G.rowptr[i]; k < G.rowptr[i + 1]; k++) std::fprintf(f, "%d %d %.*g\n", (int)i + 1, (int)G.col[k] + 1, digits, G.val[k]);
+    for (PetscInt k = G.rowptr[i]; k < G.rowptr[i + 1]; k++) std::fprintf(f, "%d %d %.*g\n", (int)i + 1, (int)G.col[k] + 1, digits, (double)PetscRealPart(G.val[k]));
   const bool ok = std::fclose(f) == 0;
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "error writing %s", path);
   PetscFunctionReturn(0);

@@ -212,6 +212,14 @@ bool CheckValue(const std::string &tok, long line, double *v, Problem *p)
    be read into memory whole. */
 constexpr std::size_t kMaxLine = 1 << 20;
 
+/* Complex Matrix Market files are refused: the loader reads real values
+   (in a build with complex scalars too). */
+#if defined(PETSC_USE_COMPLEX)
+constexpr const char *kComplexRefusal = "complex matrix: mtx reads real matrices only";
+#else
+constexpr const char *kComplexRefusal = "complex matrix: this PETSc build has real scalars and cannot load it";
+#endif
+
 /* std::getline with a length limit: false at the end of the file, or with
    *too_long set when a line exceeds kMaxLine. in.eof() afterwards tells a
    last line without a newline, as after std::getline. */
@@ -301,7 +309,7 @@ bool PreCheck(const char *path, MMHeader *h, Problem *p)
     return false;
   }
   if (t[2] == "complex") {
-    *p = {1, "complex matrix: this PETSc build has real scalars and cannot load it"};
+    *p = {1, kComplexRefusal};
     return false;
   }
   if (t[2] != "real" && t[2] != "integer" && t[2] != "pattern" && t[2] != "double") {
@@ -539,7 +547,7 @@ bool ReadWithCholmod(const char *path, const MMHeader &h, Csr *out, Problem *p)
     return false;
   };
   if (!A) return fail("CHOLMOD could not read the file: " + (g_cholmod_msg.empty() ? Fmt("status %d", cc.status) : g_cholmod_msg));
-  if (A->xtype == CHOLMOD_COMPLEX || A->xtype == CHOLMOD_ZOMPLEX) return fail("complex matrix (CHOLMOD xtype complex): this PETSc build has real scalars and cannot load it");
+  if (A->xtype == CHOLMOD_COMPLEX || A->xtype == CHOLMOD_ZOMPLEX) return fail(std::string(kComplexRefusal) + " (CHOLMOD xtype complex)");
   if (A->itype != CHOLMOD_INT) return fail("unexpected CHOLMOD index type");
   /* Symmetric files: CHOLMOD keeps one triangle (stype > 0 upper, < 0
      lower; entries of either triangle in the file land in it). cholmod_copy

@@ -15,7 +15,7 @@ constexpr int kBlock = 256;
 
 // blockIdx.y: the pair; x: its entries.
 template <class T>
-__global__ void __launch_bounds__(kBlock) hm_values_symmetric_kernel(SymmetricHmView<T> S, T rtol, int* mismatch) {
+__global__ void __launch_bounds__(kBlock) hm_values_symmetric_kernel(SymmetricHmView<T> S, real_t<T> rtol, int* mismatch) {
   const int k = int(blockIdx.y);
   const Index len = S.n - S.offset[k];
   const Index stride = Index(gridDim.x) * kBlock;
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kBlock) hm_spmv_symmetric_kernel(SymmetricHmVi
 }  // namespace
 
 template <class T>
-cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol, int* mismatch, cudaStream_t stream) {
+cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, real_t<T> rtol, int* mismatch, cudaStream_t stream) {
   if (S.n <= 0 || S.npairs <= 0) return cudaSuccess;
   const dim3 grid(grid::blocks_for(S.n, kBlock), unsigned(S.npairs));
   hm_values_symmetric_kernel<T><<<grid, kBlock, 0, stream>>>(S, rtol, mismatch);
@@ -47,7 +47,7 @@ cudaError_t hm_spmv_symmetric(const SymmetricHmView<T>& S, const T* x, T* y, nod
 }
 
 #define PDIAG_INSTANTIATE_SYMMETRIC(T)                                                          \
-  template cudaError_t hm_values_symmetric<T>(const SymmetricHmView<T>&, T, int*, cudaStream_t); \
+  template cudaError_t hm_values_symmetric<T>(const SymmetricHmView<T>&, real_t<T>, int*, cudaStream_t); \
   template cudaError_t hm_spmv_symmetric<T>(const SymmetricHmView<T>&, const T*, T*, T, const T*, cudaStream_t);
 PDIAG_INSTANTIATE_SYMMETRIC(float)
 PDIAG_INSTANTIATE_SYMMETRIC(double)

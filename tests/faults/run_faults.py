@@ -19,6 +19,11 @@ an address-space limit per process (--ulimit-gb, default 4). Outcomes:
   crash     a signal, a sanitizer report, or an exit without the driver's
             final line on every process
   hang      the time limit passed
+PETSc binary files are written for the PETSc under test: --scalar real or
+complex (a value is one or two big-endian doubles) and --indices 32 or 64
+(every integer, the header's too, is 4 or 8 bytes), as CMake passes them
+from the configuration it found (DIAG_PETSC_SCALAR, DIAG_PETSC_INDICES).
+
 A JSON summary goes to DIR/summary.json; the exit code is 1 unless every
 case is ok."""
 import argparse, json, os, re, resource, signal, struct, subprocess, sys, time
@@ -156,21 +161,45 @@ def mm_cases():
 MAT_CLASSID = 1211216
 
 
+class BinaryFormat:
+    """PETSc's binary matrix format for one configuration: PetscInt of 4 or
+    8 bytes (INT), PetscScalar of one or two doubles (SCALAR bytes)."""
+
+    def __init__(self, scalar="real", indices=32):
+        self.complex = scalar == "complex"
+        self.int_code = "q" if indices == 64 else "i"
+        self.INT = 8 if indices == 64 else 4
+        self.SCALAR = 16 if self.complex else 8
+
+    def ints(self, values):
+        return struct.pack(">%d%s" % (len(values), self.int_code), *values)
+
+    def scalars(self, values):
+        if self.complex:  # (re, im) pairs; the test matrices are real
+            values = [part for v in values for part in (v, 0.0)]
+        return struct.pack(">%dd" % len(values), *values)
+
+
+FMT = BinaryFormat()
+
+
 def petsc_binary(M, N, rowlens, cols, vals, header=None, classid=MAT_CLASSID, cut=None):
     nz = sum(rowlens) if header is None else header
-    b = struct.pack(">iiii", classid, M, N, nz)
-    b += struct.pack(">%di" % len(rowlens), *rowlens)
-    b += struct.pack(">%di" % len(cols), *cols)
-    b += struct.pack(">%dd" % len(vals), *vals)
+    b = FMT.ints([classid, M, N, nz])
+    b += FMT.ints(rowlens)
+    b += FMT.ints(cols)
+    b += FMT.scalars(vals)
     return b if cut is None else b[:cut]
 
 
 def binary_cases():
     c = {}
+    I, S = FMT.INT, FMT.SCALAR  # bytes of an integer and of a value
+    head = 4 * I  # classid, M, N, nz
     rl, cols, vals = [2, 2, 1], [0, 1, 1, 2, 2], [4.0, -1.0, 4.0, -1.0, 4.0]
     c["bin_ok"] = ("ok", petsc_binary(3, 3, rl, cols, vals))
     c["bin_empty"] = ("error", b"")
-    c["bin_short_header"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=10))
+    c["bin_short_header"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=head - I - 2))
     c["bin_wrong_classid"] = ("error", petsc_binary(3, 3, rl, cols, vals, classid=1211214))
     c["bin_negative_rows"] = ("error", petsc_binary(-3, 3, rl, cols, vals))
     c["bin_zero_cols"] = ("error", petsc_binary(3, 0, rl, cols, vals))
@@ -178,10 +207,10 @@ def binary_cases():
     c["bin_huge_rows"] = ("error", petsc_binary(200000000, 3, rl, cols, vals))
     c["bin_huge_nnz"] = ("error", petsc_binary(3, 3, rl, cols, vals, header=2000000000))
     c["bin_nnz_lies_low"] = ("error", petsc_binary(3, 3, rl, cols, vals, header=4))
-    c["bin_nnz_lies_high"] = ("error", petsc_binary(3, 3, rl, cols, vals, header=6) + b"\0" * 12)
-    c["bin_truncated_rowlens"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=16 + 6))
-    c["bin_truncated_cols"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=16 + 12 + 8))
-    c["bin_truncated_vals"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=16 + 12 + 20 + 12))
+    c["bin_nnz_lies_high"] = ("error", petsc_binary(3, 3, rl, cols, vals, header=6) + b"\0" * (I + S))
+    c["bin_truncated_rowlens"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=head + I + I // 2))
+    c["bin_truncated_cols"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=head + 3 * I + 2 * I))
+    c["bin_truncated_vals"] = ("error", petsc_binary(3, 3, rl, cols, vals, cut=head + 3 * I + 5 * I + S + S // 2))
     c["bin_rowlen_negative"] = ("error", petsc_binary(3, 3, [3, -1, 3], cols, vals))
     c["bin_rowlen_past_N"] = ("error", petsc_binary(3, 3, [5, 0, 0], cols, vals))
     c["bin_col_negative"] = ("error", petsc_binary(3, 3, rl, [0, 1, -1, 2, 2], vals))
@@ -209,7 +238,11 @@ def main():
     ap.add_argument("--ulimit-gb", type=float, default=4.0)
     ap.add_argument("--no-ulimit", action="store_true", default=os.environ.get("FAULTS_NO_ULIMIT") == "1")
     ap.add_argument("--only", help="run the cases whose name contains this")
+    ap.add_argument("--scalar", choices=["real", "complex"], default="real", help="PetscScalar of the PETSc under test (binary files)")
+    ap.add_argument("--indices", type=int, choices=[32, 64], default=32, help="bits of its PetscInt (binary files)")
     args = ap.parse_args()
+    global FMT
+    FMT = BinaryFormat(args.scalar, args.indices)
     gb = 0 if args.no_ulimit else args.ulimit_gb
     os.makedirs(args.work, exist_ok=True)
     mpi = [args.mpiexec, "-n", str(args.np), "--oversubscribe"]
@@ -220,7 +253,7 @@ def main():
         opts = ["-mat_diag_max_bytes", "2e9"]
         junk = os.path.join(args.work, "junk.bin")
         with open(junk, "wb") as f:
-            f.write(struct.pack(">iiii", MAT_CLASSID, 5, 5, 7) + b"\x01" * 40)
+            f.write(FMT.ints([MAT_CLASSID, 5, 5, 7]) + b"\x01" * 40)
         badcol = os.path.join(args.work, "badcol.bin")
         with open(badcol, "wb") as f:
             f.write(petsc_binary(3, 3, [2, 2, 1], [0, 1, 1, 7, 2], [4.0, -1.0, 4.0, -1.0, 4.0]))

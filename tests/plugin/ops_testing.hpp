@@ -42,8 +42,21 @@ using namespace plugin_testing;
 
 /* ---- deterministic values, identical on every rank ----------------------- */
 
-/* A value in [-1, 1) determined by (seed, a, b). */
-inline PetscScalar Value(unsigned seed, PetscInt a, PetscInt b) { return (PetscScalar)Unit(seed, a, b); }
+/* Whether Value() (and so FillVec) gives complex values, both parts in
+   [-1, 1) (test_ops_complex, in builds with complex scalars); otherwise,
+   the default, real ones, which every other program's checks are written
+   for (they hold for both scalar types). */
+inline bool g_complex_values = false;
+
+/* A value in [-1, 1) determined by (seed, a, b); with g_complex_values, an
+   imaginary part too, determined by the same. */
+inline PetscScalar Value(unsigned seed, PetscInt a, PetscInt b)
+{
+#if defined(PETSC_USE_COMPLEX)
+  if (g_complex_values) return PetscCMPLX(Unit(seed, a, b), Unit(seed + 7919, b, a));
+#endif
+  return (PetscScalar)Unit(seed, a, b);
+}
 
 /* Fills v with values determined by (seed, global index), in [0.5, 1.5) when positive. */
 inline PetscErrorCode FillVec(Vec v, unsigned seed, bool positive = false)

@@ -38,6 +38,7 @@
 
 #include "pdiag/cpu.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -245,10 +246,10 @@ bool pick_constant(const T* a, Index len, T& c, std::vector<Index>& pos, bool& e
   // refused with probability below 1e-10, one with 50% kept below 1e-9.
   if (len >= kSampledLength && count_sampled(a, len, guess, kWideSamples) < kMinWideHits) return false;
   T cand = guess;
-  bool ok = std::isfinite(guess) && collect_exceptions(a, len, guess, std::min(max_exc, (len - 1) / 2), pos, exact);
+  bool ok = scalar_isfinite(guess) && collect_exceptions(a, len, guess, std::min(max_exc, (len - 1) / 2), pos, exact);
   if (!ok) {
     cand = majority_candidate(a, len);
-    if (!std::isfinite(cand)) return false;
+    if (!scalar_isfinite(cand)) return false;
     ok = collect_exceptions(a, len, cand, max_exc, pos, exact);
   }
   if (!ok) return false;
@@ -499,7 +500,7 @@ bool update_values(HmCompressed<T>& C, const HmMatrix<T>& A) {
       c = a[p] == T(0) ? T(0) : a[p];
       break;
     }
-    if (!std::isfinite(c)) return false;
+    if (!scalar_isfinite(c)) return false;
     for (Index p = 0, q = f; p < len; ++p) {
       if (q < l && rowk[q] == b + p) {
         if (!detail::exact_delta(a[p], c)) return false;

@@ -1,6 +1,7 @@
 // CPU reference kernels for HM and CDM blocks: products with a vector
-// (y = A x, y = A x + z, y = A^T x, y = A^T x + z), diagonal extraction and
-// scaling. The CUDA kernels (pdiag/spmv_cuda.hpp, pdiag/ops_cuda.hpp) have
+// (y = A x, y = A x + z, y = A^T x, y = A^T x + z, and the conjugate
+// transposes y = A^H x (+ z)), diagonal extraction, scaling and the
+// values' conjugates and parts. The CUDA kernels (pdiag/spmv_cuda.hpp, pdiag/ops_cuda.hpp) have
 // the same signatures.
 //
 // Vector addressing (docs/design.md, "MPI: interior, ghosts and listed couplings"): x of y = A x, and y of
@@ -10,6 +11,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <algorithm>
 
@@ -35,6 +37,17 @@ struct DiagonalConstant {
   T c;
   T operator[](Index) const { return c; }
 };
+/// The conjugates of a diagonal's stored values (a row of A^H).
+template <class T>
+struct DiagonalConjugates {
+  const T* a;
+  DiagonalConjugates(const T* values = nullptr) : a(values) {}
+  T operator[](Index j) const { return scalar_conj(a[j]); }
+};
+/// The coefficients a transpose reads: the values, or for A^H (Conj) their
+/// conjugates; for real types both are the values.
+template <bool Conj, class T>
+using TransposeValues = std::conditional_t<Conj && is_complex_v<T>, DiagonalConjugates<T>, DiagonalValues<T>>;
 
 /// y[j] += sum_g a_g[j] x_g[j], j in [0, n), for up to four diagonals at
 /// once: the chunk of y is loaded and stored once per four diagonals. The
@@ -157,8 +170,11 @@ void hm_spmv(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, const noded
 /// y = A^T x (+ z): y[p] for p in [0, ny), x over the local rows. Each
 /// stored a(i, i + d) adds a(i, i + d) x[il] to y[il + shift[k]]: the
 /// transpose is read in place, offsets negated. y may alias z. With a null
-/// shift, ny must be ncols.
-template <class T>
+/// shift, ny must be ncols. Conj: y = A^H x (+ z), conj(a(i, i + d)) x[il],
+/// each output's terms added by ascending row (descending offsets), as a
+/// CSR transpose product adds them (PETSc's A^H x of aij: the conjugate of
+/// A^T conj(x) by rows, the same sums bit for bit on one process).
+template <bool Conj = false, class T>
 void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
                const Index* shift = nullptr) {
   const Layout& L = A.layout;
@@ -169,8 +185,9 @@ void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
   for (Index p0 = 0; p0 < ny; p0 += detail::kRowChunk) {
     const Index p1 = std::min(ny, p0 + detail::kRowChunk);
     for (Index p = p0; p < p1; ++p) y[p] = z ? z[p] : T(0);
-    detail::DiagonalGroup<T> group(y + p0, p1 - p0);
-    for (Index k = 0; k < A.ndiag; ++k) {
+    detail::DiagonalGroup<T, detail::TransposeValues<Conj, T>> group(y + p0, p1 - p0);
+    for (Index kk = 0; kk < A.ndiag; ++kk) {
+      const Index k = Conj ? A.ndiag - 1 - kk : kk;
       const Index d = A.offsets[k];
       const Index b = L.lo(d) - L.row_begin, e = L.hi(d) - L.row_begin;  // local rows of diagonal k
       const Index va = A.start[k] - b;                                    // val[va + il]
@@ -178,8 +195,10 @@ void hm_spmv_t(const HmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny,
       if (q0 >= q1) continue;
       if (q0 == p0 && q1 == p1)
         group.add(A.val + va + (p0 - s[k]), x + (p0 - s[k]));
-      else
-        for (Index p = q0; p < q1; ++p) y[p] += A.val[va + p - s[k]] * x[p - s[k]];
+      else {
+        if (Conj) group.flush();  // the terms before this diagonal's first
+        for (Index p = q0; p < q1; ++p) y[p] += maybe_conj<Conj>(A.val[va + p - s[k]]) * x[p - s[k]];
+      }
     }
     group.flush();
   }
@@ -225,20 +244,33 @@ void cdm_spmv(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, const nod
   }
 }
 
-/// CDM y = A^T x (+ z), y of length ny (ncols with a null shift).
-template <class T>
+/// CDM y = A^T x (+ z), y of length ny (ncols with a null shift); Conj:
+/// y = A^H x (+ z), each output's terms added by ascending row as in
+/// hm_spmv_t<true>: the super parts (offsets kk) by descending kk, then
+/// the sub parts (kk - N) by descending kk.
+template <bool Conj = false, class T>
 void cdm_spmv_t(const CdmView<const nodeduce_t<T>>& A, const T* x, T* y, Index ny, const nodeduce_t<T>* z = nullptr,
                 const Index* shift = nullptr) {
   const Layout& L = A.layout;
   std::vector<Index> buf;
   const Index* s = detail::cdm_shift_or_default(A, shift, buf);
   for (Index p = 0; p < ny; ++p) y[p] = z ? z[p] : T(0);
-  for (Index k = 0; k < A.ndiag; ++k) {
-    const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
-    const T* a = A.val + k * L.nrows;
-    const Index ys = s[k], yw = s[A.ndiag + k];
-    for (Index il = 0; il < w; ++il) y[ys + il] += a[il] * x[il];
-    for (Index il = w; il < L.nrows; ++il) y[yw + il] += a[il] * x[il];
+  if constexpr (Conj) {
+    for (int part = 0; part < 2; ++part)
+      for (Index k = A.ndiag - 1; k >= 0; --k) {
+        const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+        const T* a = A.val + k * L.nrows;
+        const Index ys = part == 0 ? s[k] : s[A.ndiag + k];
+        for (Index il = part == 0 ? 0 : w; il < (part == 0 ? w : L.nrows); ++il) y[ys + il] += scalar_conj(a[il]) * x[il];
+      }
+  } else {
+    for (Index k = 0; k < A.ndiag; ++k) {
+      const Index w = detail::cdm_wrap_row(L, A.koffsets[k]);
+      const T* a = A.val + k * L.nrows;
+      const Index ys = s[k], yw = s[A.ndiag + k];
+      for (Index il = 0; il < w; ++il) y[ys + il] += a[il] * x[il];
+      for (Index il = w; il < L.nrows; ++il) y[yw + il] += a[il] * x[il];
+    }
   }
 }
 
@@ -265,6 +297,26 @@ void cdm_get_diagonal(const CdmView<const nodeduce_t<T>>& A, T* out) {
 template <class T>
 void scale_values(T* val, Index n, T alpha) {
   for (Index p = 0; p < n; ++p) val[p] *= alpha;
+}
+
+/// val[p] = conj(val[p]) for p in [0, n) (nothing to do for real types).
+template <class T>
+void conjugate_values(T* val, Index n) {
+  if constexpr (is_complex_v<T>)
+    for (Index p = 0; p < n; ++p) val[p] = scalar_conj(val[p]);
+}
+
+/// val[p] = Re val[p] for p in [0, n) (nothing to do for real types).
+template <class T>
+void real_part_values(T* val, Index n) {
+  if constexpr (is_complex_v<T>)
+    for (Index p = 0; p < n; ++p) val[p] = T(scalar_real(val[p]));
+}
+
+/// val[p] = Im val[p], a real value, for p in [0, n) (zeros for real types).
+template <class T>
+void imaginary_part_values(T* val, Index n) {
+  for (Index p = 0; p < n; ++p) val[p] = T(scalar_imag(val[p]));
 }
 
 /// A <- diag(l) A diag(r): l over the local rows, r reached through the
@@ -335,11 +387,12 @@ void listed_spmv_add(Index nrows, const Index* rows, const Index* ptr, const Ind
 /// w[cols[e]] += val[e] x[rows[q]] for the entries e in [ptr[q], ptr[q + 1])
 /// of each listed row q (pdiag::RemoteEntries' arrays, cols mapped to
 /// positions of w): the transpose of entries kept in a list, added into the
-/// work vector of a distributed block's transpose product.
-template <class T>
+/// work vector of a distributed block's transpose product (Conj: of the
+/// conjugate transpose, conj(val[e]) x[rows[q]]).
+template <bool Conj = false, class T>
 void listed_spmv_t_add(Index nrows, const Index* rows, const Index* ptr, const Index* cols, const nodeduce_t<T>* val, const T* x, T* w) {
   for (Index q = 0; q < nrows; ++q)
-    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) w[cols[e]] += val[e] * x[rows[q]];
+    for (Index e = ptr[q]; e < ptr[q + 1]; ++e) w[cols[e]] += maybe_conj<Conj>(val[e]) * x[rows[q]];
 }
 
 /// Rows [row_lo, row_hi) of y = (z ? z : 0) + A x + (the listed entries of

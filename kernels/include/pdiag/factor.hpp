@@ -27,9 +27,9 @@
 
 #include "pdiag/factor_levels.hpp"
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <cmath>
-#include <complex>
 #include <type_traits>
 #include <vector>
 
@@ -84,20 +84,18 @@ inline HmFactorPlan hm_factor_plan(std::vector<Index> offsets) {
   return P;
 }
 
-/// max over rows of (sum_j |a(i,j)| - |a(i,i)| - a(i,i)): how far the
+/// max over rows of (sum_j |a(i,j)| - |a(i,i)| - Re a(i,i)): how far the
 /// diagonal is from dominating its row, the scale PETSc's positive-definite
 /// shift starts from.
 template <class T>
 double hm_max_row_excess(const HmView<const T>& A) {
-  using std::abs;
-  using std::real;
   const Index n = A.layout.nrows;
   std::vector<double> excess(static_cast<std::size_t>(n), 0.0);
   for (Index k = 0; k < A.ndiag; ++k) {
     const Index d = A.offsets[k];
     for (Index i = A.layout.lo(d); i < A.layout.hi(d); ++i) {
       const T v = A.val[A.pos(k, i)];
-      excess[i - A.layout.row_begin] += d == 0 ? -static_cast<double>(real(v)) : static_cast<double>(abs(v));
+      excess[i - A.layout.row_begin] += d == 0 ? -static_cast<double>(scalar_real(v)) : static_cast<double>(std::abs(v));
     }
   }
   double most = 0;
@@ -175,30 +173,21 @@ struct FactorRowPivot {
   double rowsum = 0;
 };
 
+/// A value's magnitude and real part as doubles, as MatPivotCheck reads a
+/// pivot (PetscAbsScalar, PetscRealPart) and sums a row (rs).
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
 template <class T>
 PDIAG_HD double factor_magnitude(const T& v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return v < T(0) ? -static_cast<double>(v) : static_cast<double>(v);
-  } else {
-    using std::abs;
-    return static_cast<double>(abs(v));
-  }
+  return static_cast<double>(scalar_abs(v));
 }
-
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
 template <class T>
 PDIAG_HD double factor_real_part(const T& v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<double>(v);
-  } else {
-    using std::real;
-    return static_cast<double>(real(v));
-  }
+  return static_cast<double>(scalar_real(v));
 }
 
 /// ILU(0) elimination of row i (hm_ilu0's loop body; F holds A's values

@@ -35,6 +35,7 @@
 
 #include "pdiag/format.hpp"
 #include "pdiag/levels.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <array>
 #include <cmath>
@@ -212,9 +213,8 @@ PDIAG_HD constexpr bool factor_pass_reads_inverse() {
 /// A row's sum before its terms: in_i, scaled for ICC's backward passes.
 template <SolvePass P, class T>
 PDIAG_HD T factor_pass_start(T in_i, T inv_i) {
-  using std::sqrt;
   if (P == SolvePass::IccU) return in_i * inv_i;
-  if (P == SolvePass::IccHalfU) return sqrt(inv_i) * in_i;
+  if (P == SolvePass::IccHalfU) return scalar_sqrt_real(inv_i) * in_i;
   return in_i;
 }
 
@@ -255,8 +255,7 @@ PDIAG_HD T factor_pass_row(const Index* off, const Index* base, Index nd, Index 
 /// ICC's forward half's last step for row i: y_i sqrt(1 / D_i).
 template <class T>
 PDIAG_HD T factor_scale_sqrt_row(const Index* base, Index main, const T* val, const T* x, Index i) {
-  using std::sqrt;
-  return x[i] * sqrt(val[base[main] + i]);
+  return x[i] * scalar_sqrt_real(val[base[main] + i]);
 }
 
 namespace detail {
@@ -301,13 +300,13 @@ void hm_factor_solve_by_levels(const FactorRowsView<T>& F, FactorSolve what, con
     for (Index i = 0; i < F.n; ++i) x[i] = factor_scale_sqrt_row(F.base, F.main, F.val, x, i);
 }
 
-/// Whether ICC's halves are defined for the factor: every 1 / D_i >= 0
-/// (hm_icc_forward / hm_icc_backward's condition, checked once per factor
+/// Whether ICC's halves are defined for the factor: every 1 / D_i real and
+/// >= 0 (hm_icc_forward / hm_icc_backward's condition, checked once per factor
 /// on the host instead of in every solve).
 template <class T>
 bool hm_icc_halves_defined(const FactorRowsView<T>& F) {
   for (Index i = 0; i < F.n; ++i)
-    if (!(F.val[F.base[F.main] + i] >= T(0))) return false;
+    if (!scalar_real_nonnegative(F.val[F.base[F.main] + i])) return false;
   return true;
 }
 

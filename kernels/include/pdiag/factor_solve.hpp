@@ -16,6 +16,7 @@
 #pragma once
 
 #include "pdiag/factor.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -161,10 +162,13 @@ inline void row_push(T* x, const Row& row, const std::vector<Index>& offsets, In
   }
 }
 
+/// Whether every main-diagonal entry (1 / D_i) is real and >= 0, as the
+/// square roots of the symmetric halves need (PETSc's ICC halves require
+/// the same; a complex symmetric factor has a complex D in general).
 template <class Factor>
 bool main_nonnegative(const Factor& F) {
   for (Index i = 0; i < F.n; ++i)
-    if (!(F.main(i) >= 0)) return false;
+    if (!scalar_real_nonnegative(F.main(i))) return false;
   return true;
 }
 
@@ -210,7 +214,7 @@ void factor_icc_solve(const Factor& F, const T* b, T* x) {
 
 /// The halves of an ICC(0) solve used for symmetric preconditioning:
 /// forward solves U^T D^{1/2} x = b, backward solves D^{1/2} U x = b. They
-/// need the factor's D > 0: return false (x untouched) otherwise.
+/// need the factor's D real and > 0: return false (x untouched) otherwise.
 template <class Factor, class T>
 bool factor_icc_forward(const Factor& F, const T* b, T* x) {
   const Index n = F.n;
@@ -218,8 +222,7 @@ bool factor_icc_forward(const Factor& F, const T* b, T* x) {
   if (x != b) std::copy(b, b + n, x);
   for (Index i = 0; i < n; ++i) {
     detail::row_push<true>(x, F.upper_row(i), F.upper_offsets, i, n, i < F.upper_to, T(x[i]));
-    using std::sqrt;
-    x[i] *= sqrt(F.main(i));
+    x[i] *= scalar_sqrt_real(F.main(i));
   }
   return true;
 }
@@ -229,8 +232,7 @@ bool factor_icc_backward(const Factor& F, const T* b, T* x) {
   const Index n = F.n;
   if (!detail::main_nonnegative(F)) return false;
   for (Index i = n - 1; i >= 0; --i) {
-    using std::sqrt;
-    x[i] = detail::row_pull<true, false>(T(sqrt(F.main(i)) * b[i]), F.upper_row(i), F.upper_offsets, i, n, i < F.upper_to, x);
+    x[i] = detail::row_pull<true, false>(T(scalar_sqrt_real(F.main(i)) * b[i]), F.upper_row(i), F.upper_offsets, i, n, i < F.upper_to, x);
   }
   return true;
 }

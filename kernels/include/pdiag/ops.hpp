@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 namespace pdiag {
 
@@ -263,15 +264,21 @@ void local_abs_col_sums(const V& A, R* out) {
 }
 
 /// sum |a(i, j)|^2 over the block's stored entries (Frobenius norm squared,
-/// before the MPI sum).
+/// before the MPI sum); for complex values re^2 + im^2, as PETSc sums them.
 template <class V, ops_detail::if_view<V> = 0>
 double local_sum_squares(const V& A) {
+  using T = typename ops_detail::view_traits<V>::scalar;
   const auto* a = ops_detail::values(A);
   const Index n = ops_detail::nstored(A);
   double s = 0;
   for (Index p = 0; p < n; ++p) {
-    const double x = double(std::abs(a[p]));
-    s += x * x;
+    if constexpr (is_complex_v<T>) {
+      const double re = double(a[p].real()), im = double(a[p].imag());
+      s += re * re + im * im;
+    } else {
+      const double x = double(std::abs(a[p]));
+      s += x * x;
+    }
   }
   return s;
 }

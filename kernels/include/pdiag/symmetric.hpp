@@ -11,6 +11,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 namespace pdiag {
 
@@ -59,17 +60,22 @@ bool symmetric_hm_view(const HmView<const nodeduce_t<T>>& A, SymmetricHmView<T>*
 }
 
 /// Whether a stored lower entry l and its upper partner u agree to within
-/// |u - l| <= rtol max(|u|, |l|) (rtol = 0: exactly), every pair. A
+/// |u - l| <= rtol max(|u|, |l|) (rtol = 0: exactly), every pair; for
+/// complex values by their moduli: symmetric is a(i, j) = a(j, i), not
+/// Hermitian (the half-diagonal product reads a(i - d, i) for a(i, i - d)). A
 /// Galerkin product P^T A P of a symmetric A is symmetric only to rounding
 /// (its two entries sum the same terms in different orders).
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
 template <class T>
-PDIAG_HD bool symmetric_pair(T u, T l, T rtol) {
-  const T du = u - l, au = u < T(0) ? -u : u, al = l < T(0) ? -l : l;
-  return (du < T(0) ? -du : du) <= rtol * (au > al ? au : al);
+PDIAG_HD bool symmetric_pair(T u, T l, real_t<T> rtol) {
+  const real_t<T> du = scalar_abs(T(u - l)), au = scalar_abs(u), al = scalar_abs(l);
+  return du <= rtol * (au > al ? au : al);
 }
 
 template <class T>
-bool hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol) {
+bool hm_values_symmetric(const SymmetricHmView<T>& S, real_t<T> rtol) {
   for (int k = 0; k < S.npairs; ++k)
     for (Index j = 0; j + S.offset[k] < S.n; ++j)
       if (!symmetric_pair(S.upper[k][j], S.lower[k][j], rtol)) return false;

@@ -16,7 +16,7 @@ namespace pdiag::cuda {
 /// lower entry and its upper partner differ by more than rtol (left alone
 /// otherwise).
 template <class T>
-cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, nodeduce_t<T> rtol, int* mismatch, cudaStream_t stream = nullptr);
+cudaError_t hm_values_symmetric(const SymmetricHmView<T>& S, real_t<T> rtol, int* mismatch, cudaStream_t stream = nullptr);
 
 /// hm_spmv_symmetric: y = alpha A x + z (z null: zeros), one thread a row,
 /// each row by symmetric_spmv_entry; y may be z, not x.

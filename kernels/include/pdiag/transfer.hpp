@@ -19,6 +19,7 @@
 #pragma once
 
 #include "pdiag/format.hpp"
+#include "pdiag/scalar.hpp"
 
 #include <cmath>
 
@@ -107,7 +108,8 @@ void vertex_q1_restrict(const VertexGrids& g, const T* xf, T* yc, const T* zc = 
 /// refinement g: every stored entry equals P's weight at its place (a stored
 /// zero where P has none is allowed) to `tol`, and the stored weights of
 /// each row add up to one, so that none of P's (positive) weights is
-/// missing. Columns of a row must be distinct (as in any CSR matrix).
+/// missing (complex values: a real weight, imaginary part zero). Columns of
+/// a row must be distinct (as in any CSR matrix).
 template <class I, class T>
 bool csr_is_vertex_q1(const VertexGrids& g, const I* rowptr, const I* colidx, const T* val, double tol = 1e-12) {
   if (!is_vertex_refinement(g)) return false;
@@ -135,7 +137,7 @@ bool csr_is_vertex_q1(const VertexGrids& g, const I* rowptr, const I* colidx, co
             of_p = d == dx + dy + dz;
           }
           const double expect = of_p ? w : 0.0;
-          if (std::abs(double(val[e]) - expect) > tol) return false;
+          if (scalar_imag(val[e]) != 0 || std::abs(double(scalar_real(val[e])) - expect) > tol) return false;
           total += expect;
         }
         if (std::abs(total - 1.0) > tol) return false;

@@ -559,7 +559,7 @@ PetscErrorCode MatDiagDeviceValuesSymmetric_Private(const pdiag::SymmetricHmView
   PetscFunctionBegin;
   DiagCallCUDA(cudaMallocAsync((void **)&mismatch, sizeof(int), PetscDefaultCudaStream));
   DiagCallCUDA(cudaMemsetAsync(mismatch, 0, sizeof(int), PetscDefaultCudaStream));
-  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(S, (PetscScalar)rtol, mismatch, PetscDefaultCudaStream));
+  DiagCallCUDA(pdiag::cuda::hm_values_symmetric(S, (PetscReal)rtol, mismatch, PetscDefaultCudaStream));
   DiagCallCUDA(cudaMemcpyAsync(&host, mismatch, sizeof(int), cudaMemcpyDeviceToHost, PetscDefaultCudaStream));
   DiagCallCUDA(cudaFreeAsync(mismatch, PetscDefaultCudaStream));
   DiagCallCUDA(cudaStreamSynchronize(PetscDefaultCudaStream));

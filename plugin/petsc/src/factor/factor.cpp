@@ -538,13 +538,17 @@ PetscErrorCode GetFactor_Diag(Mat A, const char *package, MatFactorType ftype, M
     PetscCall(MatSetBlockSizesFromMats(C, A, A));
     PetscCall(MatSetType(C, copy_type ? copy_type : MATAIJ));
     PetscCall(MatSetUp(C));
+    PetscCall(MatDiagSyncProperties_Private(A, C)); /* the flags a package reads (a Hermitian matrix's Cholesky, ...) */
   }
   {
     PetscErrorCode ierr = MatGetFactor(C, use, ftype, F);
-    if (!ierr && copy_type && (!sizes_only || dense_copy)) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
+    if (!ierr && *F && copy_type && (!sizes_only || dense_copy)) ierr = PetscObjectCompose((PetscObject)*F, kDeviceCopyName, (PetscObject)C);
     PetscCall(MatDestroy(&C));
     PetscCall(ierr);
   }
+  /* the package declined this matrix (PETSc's own Cholesky and ICC with complex
+     scalars decline a matrix marked Hermitian and not symmetric): so does diag */
+  if (!*F) PetscFunctionReturn(0);
   if (dense_copy) { /* the dense factor stands in for aijcusparse's (cuSPARSE's, nd ordering): PCFactor orders as for that one (-ksp_view prints its ordering); the dense LU itself ignores orderings */
     PetscCall(PetscFree((*F)->preferredordering[ftype]));
     PetscCall(PetscStrallocpy(MATORDERINGND, (char **)&(*F)->preferredordering[ftype]));

@@ -1,5 +1,6 @@
 /* Products with a vector: MatMult, MatMultAdd, MatMultTranspose,
-   MatMultTransposeAdd, and the ghost exchange they need under MPI.
+   MatMultTransposeAdd, MatMultHermitianTranspose(Add), and the ghost
+   exchange they need under MPI.
 
    A process's rows [r0, r1) reach the columns i + d of its stored diagonals.
    Rows whose columns are all owned (the interior, one row range) read the
@@ -529,12 +530,34 @@ PetscErrorCode MatResidual_Diag(Mat A, Vec b, Vec x, Vec r)
   PetscFunctionReturn(0);
 }
 
-/* y = A^T x (+ z): each process adds its rows' contributions into the
-   columns they reach; under MPI those are summed by a reverse scatter. The
-   entries kept in a list (Mat_Diag::remote) add theirs into the same work
-   vector, a(i, j) x_i into column j's place: the storage stays as it is.
-   With listed entries the product runs on the host (the device kernels
-   pass over diagonals only). */
+/* y = conj(A^T conj(x)) with the device transpose, whose kernels read the
+   values as they are: PETSc's MatMultHermitianTranspose without the
+   operation. */
+static PetscErrorCode MatMultHermitianByConjugates(Mat A, Vec x, Vec y)
+{
+  Vec xc;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(x, &xc));
+  PetscCall(VecCopy(x, xc));
+  PetscCall(VecConjugate(xc));
+  PetscCall(MatDiagDeviceCall(mult_transpose, A, xc, (Vec)NULL, y));
+  PetscCall(VecConjugate(y));
+  PetscCall(VecDestroy(&xc));
+  PetscFunctionReturn(0);
+}
+
+/* y = A^T x (+ z), or with conj y = A^H x (z null): each process adds its
+   rows' contributions into the columns they reach; under MPI those are
+   summed by a reverse scatter. The entries kept in a list
+   (Mat_Diag::remote) add theirs into the same work vector, a(i, j) x_i into
+   column j's place: the storage stays as it is. With listed entries the
+   product runs on the host (the device kernels pass over diagonals only).
+   The conjugate transpose (z null) reads the conjugates of the values and
+   adds each column's terms by ascending row (pdiag::hm_spmv_t<true>, ...),
+   as PETSc's A^H x of aij, conj(A^T conj(x)), adds them: on one process
+   the same sums bit for bit; on the device it is conj(A^T conj(x)). */
+template <bool conj>
 static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_Diag          *a = (Mat_Diag *)A->data;
@@ -550,7 +573,8 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!a->mpi.ghost_valid) PetscCall(MatDiagGhostSetUp_Private(A));
   if (!a->remote_any && MatDiagUseDevice_Private(A, x, y, z)) {
-    PetscCall(MatDiagDeviceCall(mult_transpose, A, x, z, y));
+    if (!conj) PetscCall(MatDiagDeviceCall(mult_transpose, A, x, z, y));
+    else PetscCall(MatMultHermitianByConjugates(A, x, y)); /* conj: z is null */
     PetscFunctionReturn(0);
   }
   PetscCall(MatDiagDeviceTry(sync_host, A));
@@ -560,17 +584,17 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
     if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
     PetscCall(z == y ? VecGetArray(y, &ya) : VecGetArrayWrite(y, &ya));
     if (z == y) za = ya;
-    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, a->layout.ncols, za);
-    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, a->layout.ncols, za);
+    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t<conj>(a->hm.view(), xa, ya, a->layout.ncols, za);
+    else pdiag::cdm_spmv_t<conj>(a->cdm.view(), xa, ya, a->layout.ncols, za);
     if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
     PetscCall(z == y ? VecRestoreArray(y, &ya) : VecRestoreArrayWrite(y, &ya));
   } else {
     PetscInt nw;
     PetscCall(VecGetLocalSize(a->mpi.tr_work, &nw));
     PetscCall(VecGetArrayWrite(a->mpi.tr_work, &ya));
-    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
-    else pdiag::cdm_spmv_t(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
-    pdiag::listed_spmv_t_add((Index)a->remote.rows.size(), a->remote.rows.data(), a->remote.ptr.data(), a->mpi.tr_listed.data(), a->remote.val.data(), xa, ya);
+    if (a->scheme == pdiag::Scheme::HM) pdiag::hm_spmv_t<conj>(a->hm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
+    else pdiag::cdm_spmv_t<conj>(a->cdm.view(), xa, ya, (Index)nw, (const PetscScalar *)NULL, a->mpi.tr_shift.data());
+    pdiag::listed_spmv_t_add<conj>((Index)a->remote.rows.size(), a->remote.rows.data(), a->remote.ptr.data(), a->mpi.tr_listed.data(), a->remote.val.data(), xa, ya);
     PetscCall(VecRestoreArrayWrite(a->mpi.tr_work, &ya));
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
@@ -586,13 +610,38 @@ static PetscErrorCode MatMultTransposeKernel_Diag(Mat A, Vec x, Vec z, Vec y)
 PetscErrorCode MatMultTranspose_Diag(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultTransposeKernel_Diag(A, x, NULL, y));
+  PetscCall(MatMultTransposeKernel_Diag<false>(A, x, NULL, y));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MatMultTransposeAdd_Diag(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultTransposeKernel_Diag(A, x, z, y));
+  PetscCall(MatMultTransposeKernel_Diag<false>(A, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+/* y = A^H x, and y = A^H x + z as PETSc computes it for aij: A^H x, then
+   z added (builds with complex scalars; with real ones PETSc's own
+   MatMultHermitianTranspose(Add) are MatMultTranspose(Add)'s). */
+PetscErrorCode MatMultHermitianTranspose_Diag(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeKernel_Diag<true>(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMultHermitianTransposeAdd_Diag(Mat A, Vec x, Vec z, Vec y)
+{
+  Vec t;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagCheckVec_Private(z, A->cmap, "z"));
+  PetscCall(MatDiagCheckVec_Private(y, A->cmap, "y"));
+  PetscCall(VecDuplicate(y, &t));
+  PetscCall(MatMultTransposeKernel_Diag<true>(A, x, NULL, t));
+  if (z != y) PetscCall(VecWAXPY(y, 1.0, z, t));
+  else PetscCall(VecAXPY(y, 1.0, t));
+  PetscCall(VecDestroy(&t));
   PetscFunctionReturn(0);
 }

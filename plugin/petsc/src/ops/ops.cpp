@@ -99,6 +99,26 @@ static PetscErrorCode MatScale_Diag(Mat A, PetscScalar alpha)
   PetscFunctionReturn(0);
 }
 
+/* MatConjugate, MatRealPart and MatImaginaryPart: every stored value, the
+   diagonals' and the listed entries', as aij's change every stored value;
+   the structure stays (an entry whose part is zero remains an entry, as in
+   aij). PETSc's MatRealPart and MatImaginaryPart leave the object state
+   as it is: it is increased here, so that the aij copy and the device copy
+   take the new values. For real scalars the first two change nothing and
+   the third zeroes the values. */
+template <void (*Kernel)(PetscScalar *, Index)>
+static PetscErrorCode MatValuesMap_Diag(Mat A)
+{
+  Mat_Diag *a = (Mat_Diag *)A->data;
+
+  PetscFunctionBegin;
+  MatDiagValuesChanged(A);
+  Kernel(a->values(), a->nstored());
+  Kernel(a->remote.val.data(), a->remote.size());
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatShift_Diag(Mat A, PetscScalar alpha)
 {
   Mat_Diag *a = (Mat_Diag *)A->data;
@@ -613,10 +633,17 @@ PetscErrorCode MatDiagSetOps_Private(Mat A)
   ops->residual            = MatResidual_Diag;
   ops->multtranspose       = MatMultTranspose_Diag;
   ops->multtransposeadd    = MatMultTransposeAdd_Diag;
+#if defined(PETSC_USE_COMPLEX) /* with real scalars PETSc's are the transpose's */
+  ops->multhermitiantranspose    = MatMultHermitianTranspose_Diag;
+  ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_Diag;
+#endif
   ops->getdiagonal         = MatGetDiagonal_DiagAny;
   ops->diagonalscale       = MatDiagonalScale_DiagAny;
   ops->diagonalset         = MATDIAG_HOST_OP(MatDiagonalSet_Diag);
   ops->scale               = MatScale_DiagAny;
+  ops->conjugate           = MATDIAG_HOST_OP(MatValuesMap_Diag<pdiag::conjugate_values<PetscScalar>>);
+  ops->realpart            = MATDIAG_HOST_OP(MatValuesMap_Diag<pdiag::real_part_values<PetscScalar>>);
+  ops->imaginarypart       = MATDIAG_HOST_OP(MatValuesMap_Diag<pdiag::imaginary_part_values<PetscScalar>>);
   ops->shift               = MatShift_DiagAny;
   ops->axpy                = MatAXPY_DiagAny;
   ops->norm                = MATDIAG_HOST_OP(MatNorm_Diag);

@@ -106,6 +106,8 @@ PETSC_INTERN PetscErrorCode MatMultAdd_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatResidual_Diag(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTranspose_Diag(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatMultTransposeAdd_Diag(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultHermitianTranspose_Diag(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultHermitianTransposeAdd_Diag(Mat, Vec, Vec, Vec);
 
 /* ops/ops.cpp */
 PETSC_INTERN PetscErrorCode MatDiagSetOps_Private(Mat);

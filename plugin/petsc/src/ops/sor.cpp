@@ -140,7 +140,7 @@ PetscErrorCode MatDiagSORZeroRow_Private(Mat A, PetscReal fshift, Index zero_row
 {
   PetscFunctionBegin;
   if (zero_row < 0) PetscFunctionReturn(0);
-  PetscCheck(PetscRealPart(fshift) != 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, (PetscInt)zero_row);
+  PetscCheck(fshift != 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, (PetscInt)zero_row);
   PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", (PetscInt)zero_row));
   A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
   A->factorerror_zeropivot_value = 0.0;

@@ -184,7 +184,7 @@ PetscErrorCode SymmetricSetUp(PC pc)
   const pdiag::HmView<const PetscScalar> view{a->hm.layout, a->hm.ndiag(), a->hm.offsets.data(), a->hm.start.data(), val};
   if (!pdiag::symmetric_hm_view(view, &cj->sym)) PetscFunctionReturn(0);
   if (device) PetscCall(MatDiagDeviceCall(values_symmetric, cj->sym, cj->symmetric_rtol, &symmetric));
-  else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscScalar)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
+  else symmetric = pdiag::hm_values_symmetric(cj->sym, (PetscReal)cj->symmetric_rtol) ? PETSC_TRUE : PETSC_FALSE;
   if (!symmetric) {
     PetscCall(PetscInfo(pc, "the operator's values are not symmetric (to %g relative): the steps use its MatMult\n", (double)cj->symmetric_rtol));
     PetscFunctionReturn(0);
