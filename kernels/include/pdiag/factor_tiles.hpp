@@ -167,6 +167,20 @@ struct TileSchedule {
   bool empty() const { return order.empty(); }
 };
 
+/// The wavefronts of a schedule: its longest chain of dependent tickets,
+/// the steps a solve by these tiles takes one after the other (each a
+/// flag's latency), as a level schedule's levels are for the
+/// level-scheduled passes.
+inline Index tile_wavefronts(const TileSchedule& s) {
+  std::vector<Index> depth(static_cast<std::size_t>(s.ntiles()), 1);
+  Index most = 0;
+  for (Index t = 0; t < s.ntiles(); ++t) {
+    for (Index p = s.dep_ptr[t]; p < s.dep_ptr[t + 1]; ++p) depth[t] = std::max(depth[t], depth[s.deps[p]] + 1);
+    most = std::max(most, depth[t]);
+  }
+  return most;
+}
+
 /// Boxes of at most kTileMaxRows points for a grid: 4 x 4 x 2 in 3D (8
 /// rounds), 8 x 4 in 2D, 32 on a line, cut to the grid.
 inline std::array<Index, 3> default_tile_box(const GridShape& g) {
