@@ -12,6 +12,7 @@
 
 #include "petsc_compat.hpp"
 #include "gpu_testing.hpp"
+#include "plugin_testing.hpp" /* EventCount only */
 
 #include <algorithm>
 #include <array>
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace gpu_testing;
+using plugin_testing::EventCount;
 
 namespace {
 
@@ -159,7 +161,12 @@ PetscErrorCode NumericFactor(Mat F, Mat A, MatFactorType ft, const MatFactorInfo
    refactorization with new values (the device copy must follow). Each
    numeric factorization runs twice first, on the host (-mat_diag_device_ilu_numeric
    0) and by default (on the device for diagcuda), and host solves with the
-   two factors must agree. On a copy of A made diagonally dominant. */
+   two factors must agree. All of it on the device whatever the steps'
+   sizes (-mat_diag_device_level_rows 0). Then the default rule: a factor
+   whose device steps (levels, or the tiles' wavefronts) average fewer rows
+   than -mat_diag_device_level_rows is factored (no MatDiagFactNumGPU
+   event) and solved (x's values newer on the host) on the host, one whose
+   steps reach it on the device. On a copy of A made diagonally dominant. */
 PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
 {
   Mat         A;
@@ -176,6 +183,7 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
   PetscCall(VecSetRandom(bh, NULL));
   PetscCall(Retyped(bh, device_vec, &bd));
   PetscCall(Retyped(xh, device_vec, &xd));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_level_rows", "0"));
   for (MatFactorType ft : {MAT_FACTOR_ILU, MAT_FACTOR_ICC}) {
     Mat           F;
     MatFactorInfo info;
@@ -212,8 +220,34 @@ PetscErrorCode CompareFactorSolves(Mat A0, const std::string &name)
           Check(e <= 1e-12 && moved > 1e-3, name + " " + fname + " " + opname[op] + (round ? " after refactorization" : "") + repname[rep] + ": difference " + std::to_string(e));
         }
     }
+    { /* the rule's two sides: more rows a step than the factor has (every step has fewer) on the host, one on the
+         device (no step has fewer); the device factorizations counted with the rule off */
+      PetscInt m;
+      int      c0, c1, forced;
+      PetscCall(MatGetLocalSize(A, &m, NULL));
+      PetscCall(EventCount("MatDiagFactNumGPU", &c0));
+      PetscCall(NumericFactor(F, A, ft, &info));
+      PetscCall(EventCount("MatDiagFactNumGPU", &c1));
+      forced = c1 - c0;
+      for (int side = 0; side < 2; side++) {
+        const std::string v = side ? "1" : std::to_string(m + 1);
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_level_rows", v.c_str()));
+        PetscCall(EventCount("MatDiagFactNumGPU", &c0));
+        PetscCall(NumericFactor(F, A, ft, &info));
+        PetscCall(EventCount("MatDiagFactNumGPU", &c1));
+        PetscCall(VecSet(xd, 7.0));
+        PetscCall(MatSolve(F, bd, xd));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_diag_device_level_rows", "0"));
+        PetscCall(MatSolve(F, bh, xh));
+        const std::string what = name + " " + fname + " with -mat_diag_device_level_rows " + v;
+        Check(c1 - c0 == (side ? forced : 0), what + ": " + std::to_string(c1 - c0) + " device factorizations (" + std::to_string(side ? forced : 0) + " expected)");
+        Check(!device_is_gpu || OnDevice(xd) == (side == 1), what + ": MatSolve ran on the " + (side ? "device" : "host"));
+        Check(RelDiff(xd, xh) <= 1e-12, what + ": MatSolve difference " + std::to_string(RelDiff(xd, xh)));
+      }
+    }
     PetscCall(MatDestroy(&F));
   }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_diag_device_level_rows"));
   for (Vec v : {bh, xh, bd, xd}) PetscCall(VecDestroy(&v));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);

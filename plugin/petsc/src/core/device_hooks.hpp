@@ -132,7 +132,7 @@ struct DiagDeviceOps {
 
   /* the native ILU(0)/ICC(0) factor on the device (device/factor.cpp) */
   PetscBool (*factor_wanted)(Vec, Vec);
-  PetscErrorCode (*factor_solve)(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec);
+  PetscErrorCode (*factor_solve)(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec, PetscBool *);
   PetscErrorCode (*factor_prepare)(Mat, Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve);
   PetscErrorCode (*factor_numeric)(Mat, Mat, DiagFactorDevice **, const pdiag::HmView<const PetscScalar> &, Hm &, const pdiag::HmFactorPlan &, const DiagFactorPattern &, PetscBool, const MatFactorInfo *, PetscBool, PetscBool *, PetscBool *, PetscBool *, PetscBool *);
   PetscErrorCode (*factor_download)(DiagFactorDevice *, Hm &);

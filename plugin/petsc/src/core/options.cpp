@@ -54,7 +54,7 @@ const std::array<OptionSpec, (std::size_t)DiagOpt::Count> kOptions = {{
    "The tiles' boxes: grid points per axis, tx,ty,tz, at most 32 in all (auto: 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line)"},
   {DiagOpt::CudaGraphs, "-mat_diag_cuda_graphs", nullptr, Kind::Bool, 1, Fallback::Unprefixed, "With CUDA vectors, level-scheduled solves and SOR sweeps replay a CUDA graph of their launches (false: one launch per level)"},
   {DiagOpt::DeviceLevelRows, "-mat_diag_device_level_rows", nullptr, Kind::Int, 512, Fallback::Unprefixed,
-   "With CUDA vectors, SOR sweeps run on the GPU when their level schedules average at least this many rows per level, else on the host (as aijcusparse's; 0: always on the GPU)"},
+   "With CUDA vectors, SOR sweeps, ILU(0)/ICC(0) factorizations and their solves run on the GPU when their sequential steps (levels, tiles' wavefronts) average at least this many rows, else on the host (0: always on the GPU)"},
   {DiagOpt::DeviceIluNumeric, "-mat_diag_device_ilu_numeric", "-mat_diag_factor_device", Kind::Bool, 1, Fallback::Unprefixed,
    "With CUDA vectors, the numeric ILU(0)/ICC(0) factorization on the GPU by levels (false: on the host)"},
   {DiagOpt::ProductToDiag, "-mat_diag_product_to_diag", nullptr, Kind::Bool, 1, Fallback::PrefixOnly, "Galerkin products (PtAP, RARt) with few full diagonals stored as diag (false: as aij)"},

@@ -44,6 +44,9 @@
 +  -mat_diag_factor_tiles <true> - false: the level-scheduled passes (the tiles' baseline)
 .  -mat_diag_factor_tile_box <tx,ty,tz> - the boxes' points per axis (default 4,4,2 in 3D, 8,4,1 in 2D, 32,1,1 on a line; at most 32 points in all: a warp)
 .  -mat_diag_cuda_graphs <true> - false: one launch per level (the graphs' baseline)
+.  -mat_diag_device_level_rows <512> - the factorization and the solves run on the device only when their
+   steps (levels, the tiles' wavefronts) average at least this many rows (0: always): a line, a coarse
+   grid, several fields per point or a 27-point stencil take more steps than the device can fill
 -  -mat_diag_device_ilu_numeric <true> - false: the numeric factorization on the host (the device one's baseline) */
 #include "device/factor.hpp"
 
@@ -73,6 +76,8 @@ struct DiagFactorDevice {
   std::array<int *, pdiag::kSolveScheduleKinds>                   tile_index{};
   std::array<unsigned *, pdiag::kSolveScheduleKinds>              tile_work{};
   std::array<std::size_t, pdiag::kSolveScheduleKinds>             tile_index_cap{}, tile_work_cap{};
+  std::array<Index, pdiag::kSolveScheduleKinds>                   tile_steps{}; /* the tiles' wavefronts */
+  bool host_solve_noticed = false, host_numeric_noticed = false;                  /* -info once a factor */
   /* the numeric factorization: the plan's tables (lower | upper | target |
      upper_target), the pattern, its level schedule (host level pointers,
      device rows; rebuilt when the pattern changes) and the pivot flag */
@@ -252,8 +257,26 @@ static PetscErrorCode TryTiles(Mat F, DiagFactorDevice &d, const Hm &factor, con
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(nidx * sizeof(int))));
   d.tiles[k]      = {s.grid, s.tx, s.ty, s.tz, s.ntiles(), s.max_terms, dev, dev + rec.rec.size(), d.tile_work[k] + 2, d.tile_work[k], s.skewed};
   d.have_tiles[k] = true;
+  d.tile_steps[k] = pdiag::tile_wavefronts(s);
   PetscCall(PetscInfo(F, "diag: tiled schedule %d of the factor on the GPU: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %sboxes %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " tiles\n", (int)kind, (PetscInt)grid.nx, (PetscInt)grid.ny,
                       (PetscInt)grid.nz, s.skewed ? "skewed " : "", (PetscInt)s.tx, (PetscInt)s.ty, (PetscInt)s.tz, (PetscInt)s.ntiles()));
+  PetscFunctionReturn(0);
+}
+
+/* Whether `rows` rows fill `steps` sequential steps of device work: at
+   least -mat_diag_device_level_rows (F's option, 0: always) rows a step on
+   average. A step costs a launch (a level) or a flag's latency (a
+   wavefront of tiles) whatever its rows, so a factor with few rows a step
+   (a line, a coarse grid, several fields per point, a 27-point stencil) is
+   factored and solved faster on the host, even with the vectors' round
+   trip, as MatSOR sweeps (device/sor.cpp). */
+static PetscErrorCode FillsSteps(Mat F, Index rows, Index steps, PetscBool *fills)
+{
+  PetscInt min_rows;
+
+  PetscFunctionBegin;
+  PetscCall(MatDiagGetOption((PetscObject)F, DiagOpt::DeviceLevelRows, &min_rows));
+  *fills = (min_rows <= 0 || steps <= 0 || (double)rows >= (double)min_rows * (double)steps) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -336,15 +359,33 @@ PetscErrorCode MatDiagFactorDevicePrepare_Private(Mat F, Mat A, DiagFactorDevice
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, const Hm &factor, const DiagFactorPattern &pattern, PetscBool *stale, pdiag::FactorSolve what, Vec bb, Vec xx)
+/* x = op(F)^{-1} b on the device (*done), unless the passes' steps (the
+   tiles' wavefronts, else the levels) average fewer rows than
+   -mat_diag_device_level_rows: then the caller solves on the host. */
+PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, const Hm &factor, const DiagFactorPattern &pattern, PetscBool *stale, pdiag::FactorSolve what, Vec bb, Vec xx, PetscBool *done)
 {
   const PetscScalar *b;
   PetscScalar       *x;
-  PetscBool          tiled = PETSC_FALSE;
+  PetscBool          tiled = PETSC_FALSE, fills = PETSC_TRUE;
 
   PetscFunctionBegin;
+  *done = PETSC_FALSE;
   PetscCall(Prepare(F, pdev, factor, pattern, stale, what, &tiled));
   DiagFactorDevice &d = **pdev;
+  {
+    const pdiag::FactorSolveSteps st    = pdiag::factor_solve_steps(what);
+    Index                         steps = 0;
+    for (int p = 0; p < st.npasses; ++p) {
+      const std::size_t k = (std::size_t)pdiag::pass_schedule(st.pass[(std::size_t)p]);
+      steps += tiled ? d.tile_steps[k] : (d.have[k] ? (Index)d.level_ptr[k].size() - 1 : 0);
+    }
+    PetscCall(FillsSteps(F, d.n * (Index)st.npasses, steps, &fills));
+    if (!fills) {
+      if (!d.host_solve_noticed) PetscCall(PetscInfo(F, "diag: the factor's solves on the host: %" PetscInt_FMT " rows in %" PetscInt_FMT " %s, fewer than -mat_diag_device_level_rows a step\n", (PetscInt)d.n, (PetscInt)steps, tiled ? "wavefronts of tiles" : "levels"));
+      d.host_solve_noticed = true;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCheck(d.halves_defined || (what != pdiag::FactorSolve::IccForward && what != pdiag::FactorSolve::IccBackward), PETSC_COMM_SELF, PETSC_ERR_SUP, "Diagonal must be real and nonnegative");
   const pdiag::FactorRowsView<PetscScalar> view{d.n, d.nd, d.main, d.meta, d.meta + d.nd, d.val};
   PetscBool                                graphs;
@@ -376,6 +417,7 @@ PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat F, DiagFactorDevice **pdev, 
   PetscCall(VecCUDARestoreArrayWrite(xx, &x));
   PetscCall(VecCUDARestoreArrayRead(bb, &b));
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)factor.nstored()));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -417,7 +459,7 @@ static PetscErrorCode UploadNumericInputs(Mat F, DiagFactorDevice &d, const Hm &
 
 PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat F, Mat A, DiagFactorDevice **pdev, const pdiag::HmView<const PetscScalar> &a, Hm &factor, const pdiag::HmFactorPlan &plan, const DiagFactorPattern &marks, PetscBool ilu, const MatFactorInfo *info, PetscBool check_pattern, PetscBool *misses, PetscBool *stale, PetscBool *host_stale, PetscBool *done)
 {
-  PetscBool wanted;
+  PetscBool wanted, fills = PETSC_TRUE;
   unsigned  flag = 0;
 
   PetscFunctionBegin;
@@ -429,11 +471,19 @@ PetscErrorCode MatDiagFactorDeviceNumeric_Private(Mat F, Mat A, DiagFactorDevice
   const std::vector<unsigned char> &pattern = *marks.marks;
   if (!*pdev) PetscCallCXX(*pdev = new DiagFactorDevice());
   DiagFactorDevice &d = **pdev;
+  PetscCall(UploadNumericInputs(F, d, factor, plan, pattern, ilu, marks.version != d.numeric_version ? PETSC_TRUE : PETSC_FALSE));
+  d.numeric_version = marks.version;
+  /* a factorization by levels of few rows each: the host's (not *done; the
+     event counts device factorizations) */
+  PetscCall(FillsSteps(F, factor.layout.nrows, (Index)d.numeric_level_ptr.size() - 1, &fills));
+  if (!fills) {
+    if (!d.host_numeric_noticed) PetscCall(PetscInfo(F, "diag: the numeric factorization on the host: %" PetscInt_FMT " rows in %" PetscInt_FMT " levels, fewer than -mat_diag_device_level_rows a level\n", (PetscInt)factor.layout.nrows, (PetscInt)d.numeric_level_ptr.size() - 1));
+    d.host_numeric_noticed = true;
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscLogEventBegin(MATDIAG_FactorNumericGPU, F, A, 0, 0));
   PetscCall(LoadValuesOnDevice(A, d, a, factor));
   *stale = PETSC_TRUE; /* until the device holds the factor */
-  PetscCall(UploadNumericInputs(F, d, factor, plan, pattern, ilu, marks.version != d.numeric_version ? PETSC_TRUE : PETSC_FALSE));
-  d.numeric_version = marks.version;
   PetscCall(DiagReserveDevice(&d.pivot_flag, &d.pivot_flag_cap, 1));
   DiagCallCUDA(cudaMemsetAsync(d.pivot_flag, 0, sizeof(unsigned), PetscDefaultCudaStream));
   if (check_pattern) {

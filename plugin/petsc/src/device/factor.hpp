@@ -9,9 +9,11 @@
 
 /* Whether a solve with these vectors runs on the device (both CUDA, neither bound to the CPU). */
 PETSC_INTERN PetscBool MatDiagFactorDeviceWantedCUDA_Private(Vec, Vec);
-/* x = op(F)^{-1} b on the device; *dev created on first use; *stale: the
-   host factor changed since the last upload (cleared here). */
-PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec);
+/* x = op(F)^{-1} b on the device (*done); *dev created on first use;
+   *stale: the host factor changed since the last upload (cleared here).
+   Not done when the solve's steps average fewer rows than
+   -mat_diag_device_level_rows: the caller solves on the host. */
+PETSC_INTERN PetscErrorCode MatDiagFactorDeviceSolve_Private(Mat, DiagFactorDevice **, const Hm &, const DiagFactorPattern &, PetscBool *, pdiag::FactorSolve, Vec, Vec, PetscBool *);
 /* After a numeric factorization of A: the upload and schedules of the solve
    `what` done now (in the PC's set-up, as aijcusparse factors there) when A
    expects CUDA vectors (MatDiagWantsDevice_Private: diagcuda, a CUDA

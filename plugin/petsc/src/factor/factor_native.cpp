@@ -201,7 +201,8 @@ PetscErrorCode WithFactor(const NativeFactor &nf, Solve &&solve)
 }
 
 /* y = op(F)^{-1} b: on the device (`what`) with CUDA vectors when the
-   matrix was not bound to the CPU, else through the kernel `solve` on host
+   matrix was not bound to the CPU and the factor's device steps are full
+   enough (device/factor.cpp), else through the kernel `solve` on host
    arrays. */
 template <class Solve>
 PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve)
@@ -213,8 +214,9 @@ PetscErrorCode Apply(Mat F, Vec b, Vec x, pdiag::FactorSolve what, Solve &&solve
   PetscFunctionBegin;
   PetscCall(GetNative(F, &nf));
   if (nf->device && MatDiagFactorDeviceWanted_Private(b, x)) {
-    PetscCall(MatDiagDeviceCall(factor_solve, F, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, what, b, x));
-    PetscFunctionReturn(0);
+    PetscBool done = PETSC_FALSE;
+    PetscCall(MatDiagDeviceCall(factor_solve, F, &nf->dev, nf->F, nf->marks(), &nf->dev_stale, what, b, x, &done));
+    if (done) PetscFunctionReturn(0);
   }
   if (nf->host_stale) { /* factored on the device: the host solve needs the values here */
     PetscCall(MatDiagDeviceCall(factor_download, nf->dev, nf->F));
